@@ -1,0 +1,249 @@
+"""Counting a hand or crib in the show: fifteens, pairs, runs, flush and nobs.
+
+Counting facts this module relies on (RULES.md):
+
+* A show is 4 cards plus the starter. There are C(52,4) * 48 = 12,994,800 (hand, starter) deals.
+* Of the 26 subsets of two or more of the five cards, each totalling 15 scores 2.
+* Pairs are scored per pair of equal rank: three of a rank is 3 pairs (6), four is 6 pairs (12).
+* Runs are counted at their longest length, once per way of choosing one card of each rank.
+  With five cards only one run of distinct ranks can exist, so a double run (3-3-4-5) is two
+  runs of three and a pair (8), a triple run (3-3-3-4-5) is 15, a double double run (3-3-4-4-5) 16.
+* The top hand is 29: 5-5-5-J plus the fourth 5 of the jack's suit (eight fifteens 16, pair
+  royal of four 12, nobs 1). 19, 25, 26 and 27 cannot be made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+from itertools import combinations
+
+from scorer.cards import Card, CardsLike, Rank, parse_cards
+from scorer.errors import CardError, DuplicateCardError
+
+__all__ = ["ScoreKind", "ScoreItem", "Score", "score_show", "number_word"]
+
+
+class ScoreKind(Enum):
+    """Every kind of score the engine awards, in the show, the play or for the starter."""
+
+    FIFTEEN = "fifteen"
+    """Cards totalling 15: 2 points (each combination in the show; the count reaching 15 in play)."""
+    PAIR = "pair"
+    """Two cards of a rank: 2 points (in play a pair royal is 6 and a double pair royal 12)."""
+    RUN = "run"
+    """Three or more consecutive ranks, any order: one point per card."""
+    FLUSH = "flush"
+    """Four hand cards of one suit (4), or five with the starter (5); a crib needs all five."""
+    NOBS = "nobs"
+    """The jack in hand or crib of the starter's suit: 1 point."""
+    HEELS = "heels"
+    """The starter is a jack: 2 points to the dealer (also "his nibs")."""
+    GO = "go"
+    """Last card before nobody can play without passing 31: 1 point."""
+    THIRTY_ONE = "thirty-one"
+    """The count reaches exactly 31: 2 points, and no go point."""
+    LAST = "last"
+    """The final card of the whole play: 1 point (not when it made 31)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreItem:
+    """One award: its kind, the cards that make it, and its points."""
+
+    kind: ScoreKind
+    cards: tuple[Card, ...]
+    points: int
+
+    def to_json(self) -> dict[str, object]:
+        """``{"kind": "fifteen", "cards": ["5H", "JD"], "points": 2}``."""
+        return {"kind": self.kind.value, "cards": [str(c) for c in self.cards], "points": self.points}
+
+
+_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+).split()
+
+
+def number_word(n: int) -> str:
+    """English words for a cribbage number (0..121).
+
+    >>> number_word(29), number_word(121)
+    ('twenty-nine', 'one hundred twenty-one')
+    """
+    if n < 0:
+        return "minus " + number_word(-n)
+    if n <= 20:
+        return _WORDS[n]
+    if n < 100:
+        tens = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")[n // 10 - 2]
+        return tens if n % 10 == 0 else f"{tens}-{_WORDS[n % 10]}"
+    rest = n % 100
+    head = f"{_WORDS[n // 100]} hundred"
+    return head if rest == 0 else f"{head} {number_word(rest)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """An itemized show score; ``items`` are in the order players count aloud."""
+
+    items: tuple[ScoreItem, ...]
+
+    @property
+    def total(self) -> int:
+        """Sum of the items' points."""
+        return sum(i.points for i in self.items)
+
+    def by_kind(self, kind: ScoreKind) -> tuple[ScoreItem, ...]:
+        """The items of one kind."""
+        return tuple(i for i in self.items if i.kind is kind)
+
+    def to_json(self) -> dict[str, object]:
+        """The CLI's and API's JSON: ``{"total": 29, "items": [...]}``."""
+        return {"total": self.total, "items": [i.to_json() for i in self.items]}
+
+    def spoken(self) -> str:
+        """The count as said at the table.
+
+        >>> score_show("5H 5C 5S JD", "5D").spoken()
+        'fifteen two, fifteen four, fifteen six, fifteen eight, fifteen ten, fifteen twelve, \
+fifteen fourteen, fifteen sixteen, a double pair royal is twenty-eight, and his nobs is twenty-nine'
+        >>> score_show("3H 3C 4S 5D", "KC").spoken()
+        'fifteen two, fifteen four, and a double run of three is twelve'
+        >>> score_show("2H 4C 6S 8D", "QC").spoken()
+        'nineteen: no score'
+        """
+        phrases: list[str] = []
+        running = 0
+        for item in self.by_kind(ScoreKind.FIFTEEN):
+            running += item.points
+            phrases.append(f"fifteen {number_word(running)}")
+        for name, points in self._combinations():
+            running += points
+            phrases.append(f"{name} is {number_word(running)}")
+        for item in self.items:
+            if item.kind is ScoreKind.FLUSH:
+                running += item.points
+                phrases.append(f"a flush of {number_word(item.points)} is {number_word(running)}")
+            elif item.kind is ScoreKind.NOBS:
+                running += item.points
+                phrases.append(f"his nobs is {number_word(running)}")
+        if not phrases:
+            return "nineteen: no score"
+        if len(phrases) > 1:
+            phrases[-1] = "and " + phrases[-1]
+        return ", ".join(phrases)
+
+    def _combinations(self) -> list[tuple[str, int]]:
+        """Pairs and runs named the way players say them (double run, pair royal, ...)."""
+        runs = self.by_kind(ScoreKind.RUN)
+        pairs = self.by_kind(ScoreKind.PAIR)
+        run_ranks = {c.rank for r in runs for c in r.cards}
+        inside = [p for p in pairs if p.cards[0].rank in run_ranks]
+        outside = [p for p in pairs if p.cards[0].rank not in run_ranks]
+        out: list[tuple[str, int]] = []
+        by_rank: dict[Rank, int] = {}
+        for p in outside:
+            by_rank[p.cards[0].rank] = by_rank.get(p.cards[0].rank, 0) + 1
+        for n_pairs in by_rank.values():
+            name = {1: "a pair", 3: "a pair royal", 6: "a double pair royal"}[n_pairs]
+            out.append((name, 2 * n_pairs))
+        if runs:
+            length = len(runs[0].cards)
+            points = sum(r.points for r in runs) + sum(p.points for p in inside)
+            name = {1: "a run", 2: "a double run", 3: "a triple run", 4: "a double double run"}[len(runs)]
+            out.append((f"{name} of {number_word(length)}", points))
+        return out
+
+
+# A show's fifteens, pairs and runs depend only on the five ranks. For each sorted rank tuple we
+# cache the awards as (kind, positions, points) so a repeated rank pattern costs only the card
+# lookups. There are 6,175 sorted rank tuples with at most four of a rank.
+_Template = tuple[tuple[ScoreKind, tuple[int, ...], int], ...]
+_TEMPLATES: dict[tuple[int, ...], _Template] = {}
+_SUBSETS = tuple(s for n in (2, 3, 4, 5) for s in combinations(range(5), n))
+
+
+def _template(ranks: tuple[int, ...]) -> _Template:
+    """The rank-only awards for five cards sorted by rank."""
+    values = [min(r, 10) for r in ranks]
+    out: list[tuple[ScoreKind, tuple[int, ...], int]] = []
+    for sub in _SUBSETS:
+        if sum(values[i] for i in sub) == 15:
+            out.append((ScoreKind.FIFTEEN, sub, 2))
+    for i, j in combinations(range(5), 2):
+        if ranks[i] == ranks[j]:
+            out.append((ScoreKind.PAIR, (i, j), 2))
+    # Longest stretch of consecutive distinct ranks; with five cards at most one can reach 3.
+    distinct = sorted(set(ranks))
+    best: list[int] = []
+    stretch = [distinct[0]]
+    for r in distinct[1:]:
+        stretch = [*stretch, r] if r == stretch[-1] + 1 else [r]
+        if len(stretch) > len(best):
+            best = stretch
+    if len(stretch) > len(best):
+        best = stretch
+    if len(best) >= 3:
+        choices: list[tuple[int, ...]] = [()]
+        for r in best:
+            choices = [(*c, i) for c in choices for i in range(5) if ranks[i] == r]
+        out.extend((ScoreKind.RUN, c, len(best)) for c in choices)
+    return tuple(out)
+
+
+def _sort_key(card: Card) -> int:
+    return card.index
+
+
+def score_show(hand: CardsLike, starter: Card | str, crib: bool = False) -> Score:
+    """Score four cards with the starter, as a hand or (``crib=True``) as the crib.
+
+    Raise ``CardError`` for a bad token or a hand that is not four cards, and
+    ``DuplicateCardError`` when a card repeats (the starter included).
+
+    >>> s = score_show("5H 5C 5S JD", "5D")
+    >>> s.total
+    29
+    >>> score_show("2H 4H 6H 8H", "KC", crib=True).total  # a crib flush needs all five
+    0
+    """
+    cards: list[Card]
+    if (
+        isinstance(hand, (list, tuple))
+        and len(hand) == 4
+        and all(type(c) is Card for c in hand)
+        and len(set(hand)) == 4
+    ):
+        cards = list(hand)  # type: ignore[arg-type]  # checked just above: four distinct Cards
+    else:
+        cards = parse_cards(hand, 4, "hand cards (the starter goes separately)")
+    if type(starter) is not Card:
+        if not isinstance(starter, str):
+            raise CardError(f"starter must be one card like '5D', not {starter!r}")
+        starter = Card.parse(starter)
+    if starter in cards:
+        raise DuplicateCardError(f"duplicate card {str(starter)!r}: it is both in the hand and the starter")
+    five = sorted((*cards, starter), key=_sort_key)
+    ranks = tuple(int(c.rank) for c in five)
+    tpl = _TEMPLATES.get(ranks)
+    if tpl is None:
+        tpl = _TEMPLATES[ranks] = _template(ranks)
+    items = [ScoreItem(kind, tuple([five[i] for i in pos]), pts) for kind, pos, pts in tpl]
+    suit = cards[0].suit
+    if cards[1].suit is suit and cards[2].suit is suit and cards[3].suit is suit:
+        if starter.suit is suit:
+            items.append(ScoreItem(ScoreKind.FLUSH, tuple(five), 5))
+        elif not crib:
+            items.append(ScoreItem(ScoreKind.FLUSH, tuple(sorted(cards, key=_sort_key)), 4))
+    for c in cards:
+        if c.rank is Rank.JACK and c.suit is starter.suit:
+            items.append(ScoreItem(ScoreKind.NOBS, (c,), 1))
+    return Score(tuple(items))
+
+
+def total_of(items: Iterable[ScoreItem]) -> int:
+    """Sum of points of any items."""
+    return sum(i.points for i in items)
