@@ -100,6 +100,7 @@ _SUIT_ALIASES = {
     "♤": "S", "♡": "H", "♢": "D", "♧": "C",
 }
 _RANK_ALIASES = {s: Rank(i + 1) for i, s in enumerate(_RANK_SYMBOLS)} | {"10": Rank.TEN}
+_VARIATION_SELECTORS = str.maketrans("", "", "\ufe0e\ufe0f")
 
 
 @total_ordering
@@ -189,7 +190,8 @@ def _parse_token(token: str, position: int | None) -> Card:
     where = f" at position {position}" if position is not None else ""
     if not isinstance(token, str):
         raise CardError(f"card{where} must be text like '5H', not {token!r}")
-    t = token.strip().upper()
+    # Phone emoji keyboards send a suit as its glyph plus a variation selector ("♥" U+FE0F).
+    t = token.strip().upper().translate(_VARIATION_SELECTORS)
     hit = _BY_CODE.get(t)
     if hit is not None:
         return hit

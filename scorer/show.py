@@ -14,10 +14,11 @@ Counting facts this module relies on (RULES.md):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 from itertools import combinations
+from operator import attrgetter, itemgetter
 
 from scorer.cards import Card, CardsLike, Rank, parse_cards
 from scorer.errors import CardError, DuplicateCardError
@@ -109,9 +110,9 @@ class Score:
 
         >>> score_show("5H 5C 5S JD", "5D").spoken()
         'fifteen two, fifteen four, fifteen six, fifteen eight, fifteen ten, fifteen twelve, \
-fifteen fourteen, fifteen sixteen, a double pair royal is twenty-eight, and his nobs is twenty-nine'
+fifteen fourteen, fifteen sixteen, a double pair royal is twenty-eight and his nobs is twenty-nine'
         >>> score_show("3H 3C 4S 5D", "KC").spoken()
-        'fifteen two, fifteen four, and a double run of three is twelve'
+        'fifteen two, fifteen four and a double run of three is twelve'
         >>> score_show("2H 4C 6S 8D", "QC").spoken()
         'nineteen: no score'
         """
@@ -132,9 +133,10 @@ fifteen fourteen, fifteen sixteen, a double pair royal is twenty-eight, and his 
                 phrases.append(f"his nobs is {number_word(running)}")
         if not phrases:
             return "nineteen: no score"
+        # DESIGN.md's cadence: "fifteen two, fifteen four and a pair is six" (no comma before "and").
         if len(phrases) > 1:
-            phrases[-1] = "and " + phrases[-1]
-        return ", ".join(phrases)
+            return ", ".join(phrases[:-1]) + " and " + phrases[-1]
+        return phrases[0]
 
     def _combinations(self) -> list[tuple[str, int]]:
         """Pairs and runs named the way players say them (double run, pair royal, ...)."""
@@ -159,10 +161,12 @@ fifteen fourteen, fifteen sixteen, a double pair royal is twenty-eight, and his 
 
 
 # A show's fifteens, pairs and runs depend only on the five ranks. For each sorted rank tuple we
-# cache the awards as (kind, positions, points) so a repeated rank pattern costs only the card
-# lookups. There are 6,175 sorted rank tuples with at most four of a rank.
+# cache the awards as (kind, getter of the cards' positions, points) so a repeated rank pattern
+# costs only the card lookups. There are 6,175 sorted rank tuples with at most four of a rank.
+# The cache is keyed by 0-based ranks (``Card.index >> 2``): ints hash in C, Rank members do not.
 _Template = tuple[tuple[ScoreKind, tuple[int, ...], int], ...]
-_TEMPLATES: dict[tuple[int, ...], _Template] = {}
+_Plan = tuple[tuple[ScoreKind, Callable[[list[Card]], tuple[Card, ...]], int], ...]
+_PLANS: dict[tuple[int, ...], _Plan] = {}
 _SUBSETS = tuple(s for n in (2, 3, 4, 5) for s in combinations(range(5), n))
 
 
@@ -194,8 +198,15 @@ def _template(ranks: tuple[int, ...]) -> _Template:
     return tuple(out)
 
 
-def _sort_key(card: Card) -> int:
-    return card.index
+def _plan(rank_indices: tuple[int, ...]) -> _Plan:
+    """``_template`` for 0-based ranks, each award's positions as one C-level getter."""
+    # Rank awards always hold two cards or more, so each getter returns a tuple.
+    return tuple(
+        (kind, itemgetter(*pos), pts) for kind, pos, pts in _template(tuple(r + 1 for r in rank_indices))
+    )
+
+
+_sort_key = attrgetter("index")
 
 
 def score_show(hand: CardsLike, starter: Card | str, crib: bool = False) -> Score:
@@ -210,36 +221,43 @@ def score_show(hand: CardsLike, starter: Card | str, crib: bool = False) -> Scor
     >>> score_show("2H 4H 6H 8H", "KC", crib=True).total  # a crib flush needs all five
     0
     """
-    cards: list[Card]
-    if (
-        isinstance(hand, (list, tuple))
-        and len(hand) == 4
-        and all(type(c) is Card for c in hand)
-        and len(set(hand)) == 4
-    ):
-        cards = list(hand)  # type: ignore[arg-type]  # checked just above: four distinct Cards
-    else:
+    # Hot path (the bulk callers pass four Card objects): plain int and identity checks, which
+    # the Card class's Python-level __eq__ and __hash__ would make several times slower.
+    cards: list[Card] | None = None
+    if isinstance(hand, (list, tuple)) and len(hand) == 4:
+        h0, h1, h2, h3 = hand
+        if (
+            type(h0) is Card and type(h1) is Card and type(h2) is Card and type(h3) is Card
+            and len({h0.index, h1.index, h2.index, h3.index}) == 4
+        ):
+            cards = [h0, h1, h2, h3]
+    if cards is None:
         cards = parse_cards(hand, 4, "hand cards (the starter goes separately)")
     if type(starter) is not Card:
         if not isinstance(starter, str):
             raise CardError(f"starter must be one card like '5D', not {starter!r}")
         starter = Card.parse(starter)
-    if starter in cards:
+    s_index = starter.index
+    c0, c1, c2, c3 = cards
+    if s_index == c0.index or s_index == c1.index or s_index == c2.index or s_index == c3.index:
         raise DuplicateCardError(f"duplicate card {str(starter)!r}: it is both in the hand and the starter")
-    five = sorted((*cards, starter), key=_sort_key)
-    ranks = tuple(int(c.rank) for c in five)
-    tpl = _TEMPLATES.get(ranks)
-    if tpl is None:
-        tpl = _TEMPLATES[ranks] = _template(ranks)
-    items = [ScoreItem(kind, tuple([five[i] for i in pos]), pts) for kind, pos, pts in tpl]
-    suit = cards[0].suit
-    if cards[1].suit is suit and cards[2].suit is suit and cards[3].suit is suit:
+    five = sorted((c0, c1, c2, c3, starter), key=_sort_key)
+    f0, f1, f2, f3, f4 = five
+    ranks = (f0.index >> 2, f1.index >> 2, f2.index >> 2, f3.index >> 2, f4.index >> 2)
+    plan = _PLANS.get(ranks)
+    if plan is None:
+        plan = _PLANS[ranks] = _plan(ranks)
+    items = [ScoreItem(kind, get(five), pts) for kind, get, pts in plan]
+    suit = c0.suit
+    if c1.suit is suit and c2.suit is suit and c3.suit is suit:
         if starter.suit is suit:
             items.append(ScoreItem(ScoreKind.FLUSH, tuple(five), 5))
         elif not crib:
             items.append(ScoreItem(ScoreKind.FLUSH, tuple(sorted(cards, key=_sort_key)), 4))
+    jack = Rank.JACK
+    starter_suit = starter.suit
     for c in cards:
-        if c.rank is Rank.JACK and c.suit is starter.suit:
+        if c.rank is jack and c.suit is starter_suit:
             items.append(ScoreItem(ScoreKind.NOBS, (c,), 1))
     return Score(tuple(items))
 
