@@ -9,10 +9,12 @@ Pure Python (stdlib and numpy); knows nothing of HTTP, images or databases.
 
 from scorer.cards import DECK, Card, Rank, Suit, parse_cards
 from scorer.errors import CardError, DuplicateCardError, IllegalPlayError, MatchError
+from scorer.pegging import PegEvent, Pegging, parse_plays, score_pegging
 from scorer.show import Score, ScoreItem, ScoreKind, score_show
 
 __all__ = [
     "DECK", "Card", "Rank", "Suit", "parse_cards",
     "CardError", "DuplicateCardError", "IllegalPlayError", "MatchError",
     "Score", "ScoreItem", "ScoreKind", "score_show",
+    "PegEvent", "Pegging", "parse_plays", "score_pegging",
 ]
