@@ -1,0 +1,525 @@
+"""Matches and their events in SQL: an append-only log per match, guarded by a sequence check.
+
+A match is a row in ``matches`` (its settings, a secret scorer id, a separate viewer id) and an
+append-only list of rows in ``events``, numbered ``seq`` = 1, 2, 3 … per match. The store keeps
+settings and events as opaque JSON objects; what they mean is ``scorer.match``'s business.
+
+Concurrency. Every append names the ``seq`` it follows. Inside one transaction the store reads
+the match's last ``seq``, refuses a stale one with :class:`StaleAppend` (carrying the fresh
+events, so the caller can show the state it missed), optionally lets the caller validate the
+event against the current events, and inserts ``seq = after_seq + 1``. The primary key
+``(match_id, seq)`` is what makes this safe: of two writers that both read the same last ``seq``,
+the database lets exactly one insert; the other gets an integrity error, which becomes
+:class:`StaleAppend`. On SQLite appends also take the write lock up front (``BEGIN IMMEDIATE``),
+so writers queue instead of failing; a lock still busy after ``lock_timeout_s`` (or a database
+file that cannot be written) is :class:`StoreUnavailable`, which the web layer turns into a 503.
+
+Retries. An append may carry an ``idempotency_key``; a second append with a key already stored
+for the match inserts nothing and answers the first one's ``seq`` with ``duplicate=True``, so a
+client that retries after a timeout never doubles an event. (A connection lost during COMMIT
+leaves the caller unsure whether the event was stored; the key makes retrying safe either way.)
+The ``validate`` callback runs inside the append's transaction, on SQLite while holding the write
+lock, so it sees exactly the events the new one will follow and should be quick.
+
+Ids. Scorer and viewer ids are independent random tokens, so one link never reveals the other.
+A lookup lets the database's index find the row, then confirms the exact id in constant time.
+
+Durability. An append returns only after its transaction committed. SQLite runs in WAL mode with
+``synchronous=FULL``: each commit syncs the write-ahead log to disk, so an acknowledged event
+survives both a killed process and a power cut. (``NORMAL`` would also survive a killed process,
+since a committed WAL frame is in the OS's file cache, but could lose the last commits on power
+loss; appends come at the pace of card players, so the extra sync costs nothing that matters.)
+PostgreSQL commits are durable by the server's own settings.
+
+>>> import pathlib, shutil, tempfile
+>>> folder = tempfile.mkdtemp()
+>>> store = Store.from_path(pathlib.Path(folder, "matches.db"))
+>>> store.create_schema()
+>>> match = store.create_match({"players": ["Ann", "Bob"]})
+>>> store.append(match.id, 0, {"type": "deal", "dealer": "Ann"})
+AppendResult(seq=1, duplicate=False)
+>>> store.append(match.id, 0, {"type": "deal", "dealer": "Bob"})
+Traceback (most recent call last):
+store.StaleAppend: append after seq 0 is stale: the match is at seq 1
+>>> [e.event["dealer"] for e in store.events(match.id)]
+['Ann']
+>>> store.close(); shutil.rmtree(folder)
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import random
+import re
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, Self, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+__all__ = [
+    "Store", "MatchRecord", "StoredEvent", "AppendResult", "JSONObject", "matches_table", "events_table",
+    "StoreError", "MatchNotFound", "StaleAppend", "StoreUnavailable", "InvalidRecord",
+    "ID_BYTES", "MAX_ID_CHARS", "MAX_DOCUMENT_CHARS", "MAX_IDEMPOTENCY_KEY_CHARS",
+    "DEFAULT_LOCK_TIMEOUT_S",
+]
+
+JSONObject = dict[str, Any]
+_T = TypeVar("_T")
+
+ID_BYTES: Final = 24
+"""Random bytes in a match or viewer id: 192 bits (32 URL-safe characters), far past the 128
+bits that make a link unguessable."""
+MAX_ID_CHARS: Final = 64
+"""Longest id the store will look up (column width); anything longer cannot be one of ours."""
+MAX_DOCUMENT_CHARS: Final = 65_536
+"""Largest settings or single event, in characters of JSON: real events are a few hundred, so
+this only stops one request from bloating a match's history."""
+MAX_IDEMPOTENCY_KEY_CHARS: Final = 128
+"""Longest idempotency key: clients send a UUID (36 characters); the cap bounds the index."""
+DEFAULT_LOCK_TIMEOUT_S: Final = 5.0
+"""Seconds an SQLite writer waits for the write lock before the store reports itself
+unavailable. An append holds the lock for milliseconds, so a wait this long means something
+else holds the database."""
+_BACKOFF_FIRST_S: Final = 0.002
+"""First pause before retrying a busy SQLite database (seconds); doubled after each try."""
+_BACKOFF_MAX_S: Final = 0.05
+"""Longest pause between retries (seconds), so a waiting writer notices a free lock quickly."""
+_SQLITE_BUSY: Final = 5
+_SQLITE_LOCKED: Final = 6
+"""Primary SQLite result codes meaning "another connection holds a lock": worth a retry."""
+_PG_SCHEMA_LOCK: Final = 0x6D756767
+"""Advisory lock key ("mugg") serialising concurrent ``create_schema`` calls on PostgreSQL."""
+_WRITE_OPTION: Final = "muggins_write"
+"""Execution option marking a connection whose transaction will write (``BEGIN IMMEDIATE``)."""
+
+_ID_SHAPE: Final = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_ID_CHARS}}}")
+_KEY_SHAPE: Final = re.compile(rf"[\x21-\x7e]{{1,{MAX_IDEMPOTENCY_KEY_CHARS}}}")
+
+_metadata = sa.MetaData()
+
+matches_table = sa.Table(
+    "matches",
+    _metadata,
+    sa.Column("id", sa.String(MAX_ID_CHARS), primary_key=True),
+    sa.Column("viewer_id", sa.String(MAX_ID_CHARS), nullable=False, unique=True),
+    sa.Column("settings", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+events_table = sa.Table(
+    "events",
+    _metadata,
+    sa.Column("match_id", sa.String(MAX_ID_CHARS), sa.ForeignKey("matches.id"), primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("event", sa.Text, nullable=False),
+    # NULL keys never collide with each other (SQL NULLs are distinct on both backends).
+    sa.Column("idempotency_key", sa.String(MAX_IDEMPOTENCY_KEY_CHARS), nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("match_id", "idempotency_key", name="uq_events_idempotency_key"),
+    sa.CheckConstraint("seq >= 1", name="ck_events_seq_positive"),
+)
+
+
+class StoreError(Exception):
+    """Base of every error the store raises.
+
+    Only :class:`InvalidRecord` is also a ``ValueError`` (bad input): a missing match, a stale
+    append and an outage each call for their own HTTP status (404, 409, 503), which a blanket
+    ``except ValueError`` in the web layer must not swallow as a 400.
+    """
+
+
+class MatchNotFound(StoreError, LookupError):
+    """No match has the given id (or viewer id)."""
+
+
+class StaleAppend(StoreError):
+    """An append named a ``seq`` that is no longer the match's last: someone else wrote first.
+
+    ``fresh`` is the match's whole event list as it stands, ``last_seq`` its last ``seq``.
+    """
+
+    def __init__(self, fresh: list[StoredEvent], last_seq: int, after_seq: int) -> None:
+        super().__init__(f"append after seq {after_seq} is stale: the match is at seq {last_seq}")
+        self.fresh = fresh
+        self.last_seq = last_seq
+        self.after_seq = after_seq
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached, is locked for too long, or cannot be written."""
+
+
+class InvalidRecord(StoreError, ValueError):
+    """Settings, an event or an idempotency key the store cannot keep as given."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """A match as stored: scorer id, viewer id, settings and creation time (UTC)."""
+
+    id: str
+    viewer_id: str
+    settings: JSONObject
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One event of a match's log, with its place in the sequence."""
+
+    seq: int
+    event: JSONObject
+    created_at: datetime
+    idempotency_key: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """Where an append landed; ``duplicate`` when its idempotency key was already stored."""
+
+    seq: int
+    duplicate: bool
+
+
+class Store:
+    """Matches and their event logs in an SQLite file or a PostgreSQL database."""
+
+    def __init__(
+        self, url: str, *, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S, **engine_kwargs: Any
+    ) -> None:
+        """Connect lazily to ``url`` (``sqlite:///path`` or ``postgresql+psycopg://…``)."""
+        parsed = sa.make_url(url)
+        self._backend = parsed.get_backend_name()
+        if self._backend not in ("sqlite", "postgresql"):
+            raise ValueError(f"unsupported database {parsed.drivername!r} in {_safe_url(parsed)}")
+        if self._backend == "sqlite" and _sqlite_in_memory(parsed):
+            # Each pooled connection would see its own empty database.
+            raise ValueError(f"in-memory SQLite cannot hold matches across connections: {url!r}")
+        if not lock_timeout_s > 0:
+            raise ValueError(f"lock_timeout_s must be positive, not {lock_timeout_s!r}")
+        self._lock_timeout_s = lock_timeout_s
+        self._where = _safe_url(parsed)
+        self._random = random.Random()
+        if self._backend == "postgresql":
+            engine_kwargs.setdefault("pool_pre_ping", True)
+        self._engine: Engine = sa.create_engine(parsed, **engine_kwargs)
+        if self._backend == "sqlite":
+            sa.event.listen(self._engine, "connect", self._sqlite_connect)
+            sa.event.listen(self._engine, "begin", _sqlite_begin)
+
+    @classmethod
+    def from_path(cls, path: str | Path, *, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> Self:
+        """A store in the SQLite file at ``path`` (created by :meth:`create_schema`)."""
+        url = sa.URL.create("sqlite", database=str(path))
+        return cls(url.render_as_string(), lock_timeout_s=lock_timeout_s)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def create_schema(self) -> None:
+        """Create the tables if they are missing; safe to call from several processes at once."""
+
+        def work(conn: Connection) -> None:
+            if self._backend == "postgresql":
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_SCHEMA_LOCK)))
+            _metadata.create_all(conn, checkfirst=True)
+
+        self._run(work, write=True)
+
+    def create_match(self, settings: JSONObject) -> MatchRecord:
+        """Store a new match with fresh unguessable scorer and viewer ids."""
+        text = _dump(settings, "match settings")
+        record = MatchRecord(
+            id=secrets.token_urlsafe(ID_BYTES),
+            viewer_id=secrets.token_urlsafe(ID_BYTES),
+            settings=json.loads(text),
+            created_at=_now(),
+        )
+
+        def work(conn: Connection) -> None:
+            conn.execute(
+                matches_table.insert().values(
+                    id=record.id, viewer_id=record.viewer_id, settings=text, created_at=record.created_at
+                )
+            )
+
+        self._run(work, write=True)
+        return record
+
+    def get_match(self, match_id: str) -> MatchRecord:
+        """The match whose scorer id is ``match_id``; :class:`MatchNotFound` if none."""
+        return self._run(lambda conn: _find_match(conn, matches_table.c.id, match_id), write=False)
+
+    def by_viewer(self, viewer_id: str) -> MatchRecord:
+        """The match whose viewer id is ``viewer_id``; :class:`MatchNotFound` if none."""
+        return self._run(lambda conn: _find_match(conn, matches_table.c.viewer_id, viewer_id), write=False)
+
+    def events(self, match_id: str, after: int = 0) -> list[StoredEvent]:
+        """The match's events with ``seq > after``, in order."""
+        _check_seq(after, "after")
+
+        def work(conn: Connection) -> list[StoredEvent]:
+            _require_match(conn, match_id)
+            return _events(conn, match_id, after)
+
+        return self._run(work, write=False)
+
+    def last_seq(self, match_id: str) -> int:
+        """The ``seq`` of the match's last event, 0 when it has none."""
+
+        def work(conn: Connection) -> int:
+            _require_match(conn, match_id)
+            return _last_seq(conn, match_id)
+
+        return self._run(work, write=False)
+
+    def append(
+        self,
+        match_id: str,
+        after_seq: int,
+        event: JSONObject,
+        idempotency_key: str | None = None,
+        validate: Callable[[list[StoredEvent]], None] | None = None,
+    ) -> AppendResult:
+        """Store ``event`` as ``after_seq + 1``, if ``after_seq`` is still the match's last ``seq``.
+
+        Raises :class:`StaleAppend` when it is not, :class:`MatchNotFound` for an unknown match,
+        and whatever ``validate`` raises when it refuses the event given the current events;
+        nothing is stored in any of these cases.
+        """
+        _check_seq(after_seq, "after_seq")
+        text = _dump(event, "event")
+        if idempotency_key is not None and not (
+            isinstance(idempotency_key, str) and _KEY_SHAPE.fullmatch(idempotency_key)
+        ):
+            raise InvalidRecord(
+                f"idempotency key must be 1 to {MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters "
+                f"without spaces, not {_clip(idempotency_key)}"
+            )
+
+        def work(conn: Connection) -> AppendResult:
+            _require_match(conn, match_id)
+            duplicate = _seq_for_key(conn, match_id, idempotency_key)
+            if duplicate is not None:
+                return AppendResult(seq=duplicate, duplicate=True)
+            last = _last_seq(conn, match_id)
+            if last != after_seq:
+                raise StaleAppend(_events(conn, match_id, 0), last, after_seq)
+            if validate is not None:
+                validate(_events(conn, match_id, 0))
+            conn.execute(
+                events_table.insert().values(
+                    match_id=match_id, seq=after_seq + 1, event=text,
+                    idempotency_key=idempotency_key, created_at=_now(),
+                )
+            )
+            return AppendResult(seq=after_seq + 1, duplicate=False)
+
+        try:
+            return self._run(work, write=True, conflicts_expected=True)
+        except IntegrityError as exc:
+            conflict = exc
+        # Another writer committed between our read and our insert: the same seq (we are stale)
+        # or the same idempotency key (a concurrent retry of this very event).
+
+        def after_conflict(conn: Connection) -> AppendResult:
+            duplicate = _seq_for_key(conn, match_id, idempotency_key)
+            if duplicate is not None:
+                return AppendResult(seq=duplicate, duplicate=True)
+            last = _last_seq(conn, match_id)
+            if last != after_seq:
+                raise StaleAppend(_events(conn, match_id, 0), last, after_seq)
+            raise StoreError(f"the database refused event {after_seq + 1} of a match: {_reason(conflict)}")
+
+        return self._run(after_conflict, write=False)
+
+    def healthy(self) -> bool:
+        """Whether the tables exist and a write transaction on them would be accepted."""
+        try:
+            # Deleting nothing still needs write access: a read-only file or server says so.
+            self._run(lambda conn: conn.execute(sa.delete(matches_table).where(sa.false())), write=True)
+        except StoreError:
+            return False
+        return True
+
+    def close(self) -> None:
+        """Close every pooled connection; the store reconnects if used again."""
+        self._engine.dispose()
+
+    def _run(self, work: Callable[[Connection], _T], *, write: bool, conflicts_expected: bool = False) -> _T:
+        """Run ``work`` in one transaction, retrying while SQLite is busy, mapping outages.
+
+        Any database failure but a constraint violation becomes :class:`StoreUnavailable`; a
+        violation is passed on as it is when the caller expects one, else it is a StoreError.
+        """
+        deadline = time.monotonic() + self._lock_timeout_s
+        pause = _BACKOFF_FIRST_S
+        while True:
+            try:
+                with self._engine.connect() as conn:
+                    if write:
+                        conn.execution_options(**{_WRITE_OPTION: True})
+                    with conn.begin():
+                        return work(conn)
+            except IntegrityError as exc:
+                if conflicts_expected:
+                    raise
+                raise StoreError(f"the match store {self._where} refused a write: {_reason(exc)}") from exc
+            except sa.exc.TimeoutError as exc:  # the pool had no free connection in time
+                first_line = str(exc).splitlines()[0]
+                raise StoreUnavailable(f"the match store {self._where} is unavailable: {first_line}") from exc
+            except DBAPIError as exc:
+                remaining = deadline - time.monotonic()
+                if _busy(exc) and remaining > 0:
+                    # Jitter keeps two waiting writers from retrying in lockstep.
+                    time.sleep(min(pause * (0.5 + self._random.random()), remaining))
+                    pause = min(pause * 2, _BACKOFF_MAX_S)
+                    continue
+                waited = f" (waited {self._lock_timeout_s:g} s for the lock)" if _busy(exc) else ""
+                raise StoreUnavailable(
+                    f"the match store {self._where} is unavailable: {_reason(exc)}{waited}"
+                ) from exc
+
+    def _sqlite_connect(self, dbapi_connection: sqlite3.Connection, _record: object) -> None:
+        # Let SQLAlchemy's "begin" event issue BEGIN itself, so a writer can ask for IMMEDIATE.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {round(self._lock_timeout_s * 1000)}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = FULL")
+            cursor.execute("PRAGMA foreign_keys = ON")
+        finally:
+            cursor.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    # IMMEDIATE takes the write lock at BEGIN, where the busy timeout applies; a deferred
+    # transaction that reads and then writes could instead fail at once with SQLITE_BUSY when
+    # another writer committed in between.
+    mode = "IMMEDIATE" if conn.get_execution_options().get(_WRITE_OPTION) else "DEFERRED"
+    conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def _find_match(conn: Connection, column: sa.Column[str], wanted: str) -> MatchRecord:
+    if not (isinstance(wanted, str) and _ID_SHAPE.fullmatch(wanted)):
+        raise MatchNotFound(f"no match with {column.name} {_clip(wanted)}")
+    row = conn.execute(sa.select(matches_table).where(column == wanted)).first()
+    # The index finds the row; the constant-time check makes sure it is the exact id (a
+    # case-insensitive collation must never let a near-miss in) without leaking how near.
+    if row is None or not hmac.compare_digest(row._mapping[column.name], wanted):
+        raise MatchNotFound(f"no match with {column.name} {_clip(wanted)}")
+    return MatchRecord(
+        id=row.id, viewer_id=row.viewer_id, settings=json.loads(row.settings), created_at=_utc(row.created_at)
+    )
+
+
+def _require_match(conn: Connection, match_id: str) -> None:
+    _find_match(conn, matches_table.c.id, match_id)
+
+
+def _events(conn: Connection, match_id: str, after: int) -> list[StoredEvent]:
+    c = events_table.c
+    rows = conn.execute(
+        sa.select(c.seq, c.event, c.created_at, c.idempotency_key)
+        .where(c.match_id == match_id, c.seq > after)
+        .order_by(c.seq)
+    )
+    return [
+        StoredEvent(seq=row.seq, event=json.loads(row.event), created_at=_utc(row.created_at),
+                    idempotency_key=row.idempotency_key)
+        for row in rows
+    ]
+
+
+def _last_seq(conn: Connection, match_id: str) -> int:
+    c = events_table.c
+    last = conn.execute(
+        sa.select(sa.func.coalesce(sa.func.max(c.seq), 0)).where(c.match_id == match_id)
+    ).scalar_one()
+    return int(last)
+
+
+def _seq_for_key(conn: Connection, match_id: str, key: str | None) -> int | None:
+    if key is None:
+        return None
+    c = events_table.c
+    seq = conn.execute(
+        sa.select(c.seq).where(c.match_id == match_id, c.idempotency_key == key)
+    ).scalar_one_or_none()
+    return None if seq is None else int(seq)
+
+
+def _dump(value: object, what: str) -> str:
+    """``value`` as compact JSON text, refusing anything that would not read back equal."""
+    if not isinstance(value, dict):
+        raise InvalidRecord(f"{what} must be a JSON object (a dict), not {type(value).__name__}")
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        text.encode("utf-8")
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError (lone surrogate) is a ValueError
+        raise InvalidRecord(f"{what} is not JSON: {exc}") from None
+    if len(text) > MAX_DOCUMENT_CHARS:
+        raise InvalidRecord(f"{what} is {len(text)} characters of JSON; the most is {MAX_DOCUMENT_CHARS}")
+    if json.loads(text) != value:
+        raise InvalidRecord(
+            f"{what} would not read back as given (tuples or non-string keys?): {_clip(text)}"
+        )
+    return text
+
+
+def _check_seq(value: object, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidRecord(f"{name} must be a whole number of events, 0 or more, not {value!r}")
+
+
+def _busy(exc: DBAPIError) -> bool:
+    # Errors sqlite3 raises itself (not from the library) carry no code.
+    code = getattr(exc.orig, "sqlite_errorcode", None) if isinstance(exc.orig, sqlite3.Error) else None
+    return isinstance(code, int) and (code & 0xFF) in (_SQLITE_BUSY, _SQLITE_LOCKED)
+
+
+def _reason(exc: DBAPIError) -> str:
+    """The driver's own message, first line only (SQLAlchemy appends the SQL and a link)."""
+    lines = str(exc.orig).strip().splitlines()
+    return lines[0] if lines else type(exc.orig).__name__
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _utc(value: datetime) -> datetime:
+    # SQLite keeps the UTC wall time without its zone; PostgreSQL answers in the session's zone.
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _clip(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _safe_url(url: sa.URL) -> str:
+    return url.render_as_string(hide_password=True)
+
+
+def _sqlite_in_memory(url: sa.URL) -> bool:
+    database = url.database or ""
+    return database in ("", ":memory:") or url.query.get("mode") == "memory"
+
