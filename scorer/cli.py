@@ -1,0 +1,211 @@
+"""The command line, ``python -m scorer``: count a show, score a play, the distribution, discards.
+
+    python -m scorer show 5H 5C 5S JD 5D [--crib] [--json]      (the last card is the starter)
+    python -m scorer peg A:5H B:TS A:5D ... [--hand A:5H,5D,... ...] [--json]
+    python -m scorer stats [--crib] [--json]
+    python -m scorer discard 5H 5C 5S JD 2C 9D [--dealer] [--players 2|3|4] [--json]
+
+``--json`` prints the same JSON as the web API. Bad input, whether a bad card, an illegal play
+or a wrong option, prints one line on stderr and exits with status 2.
+
+The numpy modules (``tables``, ``discard``) are imported only by the subcommands that use them,
+so ``show`` and ``peg`` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from scorer.cards import parse_cards
+from scorer.errors import CardError
+from scorer.pegging import PegEvent, score_pegging
+from scorer.show import ScoreKind, score_show
+
+__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_BAD_INPUT"]
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+"""Exit status for bad input, the same as argparse's own usage errors."""
+
+_SHOW_CARDS = 5
+"""``show`` takes the four hand cards, then the starter."""
+_SHARE_PLACES = 5
+"""Decimal places of a percent share in ``stats``: enough to show the four 29s (0.00003 %)."""
+_MEAN_PLACES = 2
+"""Decimal places of the means in the ``discard`` table; ``--json`` gives them unrounded."""
+
+
+_PAIR_NAMES = {2: "pair", 6: "pair royal", 12: "double pair royal"}
+"""What players call a pair in the play, by its points."""
+_CRIB_OWNER = {
+    2: {True: "your crib", False: "your opponent's crib"},
+    3: {True: "your crib", False: "the dealer's crib"},
+    4: {True: "your side's crib", False: "the other side's crib"},
+}
+
+
+class _UsageError(Exception):
+    """A command line argparse could not read; its message is one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser that reports usage errors as one line instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``python -m scorer`` argument parser, one subcommand per task."""
+    parser = _Parser(prog="python -m scorer", description="Muggins cribbage scorer.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    show = commands.add_parser("show", help="count a hand or crib with its starter")
+    show.add_argument("cards", nargs="+", metavar="CARD", help="four cards, then the starter")
+    show.add_argument("--crib", action="store_true", help="count as the crib (a flush needs five)")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(run=_show)
+
+    peg = commands.add_parser("peg", help="score the play from its cards in order")
+    peg.add_argument("plays", nargs="+", metavar="PLAYER:CARD", help="plays in order, e.g. A:5H")
+    peg.add_argument(
+        "--hand", action="append", metavar="PLAYER:CARDS",
+        help="a player's cards for the play, e.g. A:5H,5D,4C,3S; repeat for each player in seating "
+        "order from the dealer's left to check that every play was legal",
+    )
+    peg.add_argument("--json", action="store_true", help="print JSON")
+    peg.set_defaults(run=_peg)
+
+    stats = commands.add_parser("stats", help="show scores over all 12,994,800 deals")
+    stats.add_argument("--crib", action="store_true", help="count the deals as cribs")
+    stats.add_argument("--json", action="store_true", help="print JSON")
+    stats.set_defaults(run=_stats)
+
+    discard = commands.add_parser("discard", help="rank every way to lay away to the crib")
+    discard.add_argument("cards", nargs="+", metavar="CARD", help="the cards dealt to you")
+    discard.add_argument("--dealer", action="store_true", help="the crib is yours (or your partner's)")
+    discard.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="players (default 2)")
+    discard.add_argument("--json", action="store_true", help="print JSON")
+    discard.set_defaults(run=_discard)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return the exit status (0, or 2 for bad input)."""
+    try:
+        args = build_parser().parse_args(argv)
+        run: Callable[[argparse.Namespace], str] = args.run
+        text = run(args)
+    except _UsageError as e:
+        _fail(str(e))
+        return EXIT_BAD_INPUT
+    except ValueError as e:  # the engine's CardError, IllegalPlayError and friends
+        _fail(str(e))
+        return EXIT_BAD_INPUT
+    except SystemExit as e:  # --help prints and exits 0
+        return e.code if isinstance(e.code, int) else EXIT_OK
+    print(text)
+    return EXIT_OK
+
+
+def _fail(message: str) -> None:
+    print(" ".join(message.split()), file=sys.stderr)
+
+
+def _dump(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _show(args: argparse.Namespace) -> str:
+    cards = parse_cards(" ".join(args.cards), _SHOW_CARDS, "cards (four in hand, then the starter)")
+    score = score_show(cards[:-1], cards[-1], crib=args.crib)
+    if args.json:
+        return _dump(score.to_json())
+    width = max((len(" ".join(map(str, i.cards))) for i in score.items), default=0)
+    lines = [
+        f"{item.kind.value:<10} {' '.join(map(str, item.cards)):<{width}}  {item.points:>2}"
+        for item in score.items
+    ]
+    lines.append(f"total {score.total}")
+    lines.append(score.spoken())
+    return "\n".join(lines)
+
+
+def _peg(args: argparse.Namespace) -> str:
+    hands = _hands(args.hand) if args.hand else None
+    pegging = score_pegging(" ".join(args.plays), hands)
+    if args.json:
+        return _dump(pegging.to_json())
+    width = max(len(player) for player, _ in pegging.plays)
+    lines: list[str] = []
+    for i, (player, card) in enumerate(pegging.plays):
+        if i and i in pegging.restarts:
+            lines.append("-- new count")
+        awards = ", ".join(f"{_award_name(e)} {e.points}" for e in pegging.events_for(i))
+        lines.append(f"{i + 1:>2}  {player:<{width}}  {card}  {pegging.counts[i]:>2}  {awards}".rstrip())
+    lines.append("points: " + ", ".join(f"{p} {n}" for p, n in pegging.points.items()))
+    return "\n".join(lines)
+
+
+def _award_name(event: PegEvent) -> str:
+    if event.kind is ScoreKind.PAIR:
+        return _PAIR_NAMES[event.points]
+    return "last card" if event.kind is ScoreKind.LAST else event.kind.value
+
+
+def _hands(specs: Sequence[str]) -> dict[str, str]:
+    """``--hand A:5H,5D,4C,3S`` options as the player-to-cards mapping, in seating order."""
+    hands: dict[str, str] = {}
+    for spec in specs:
+        player, colon, cards = spec.partition(":")
+        if not colon or not player.strip():
+            raise CardError(f"bad hand {spec!r}: write it as PLAYER:CARDS, like 'A:5H,5D,4C,3S'")
+        if player in hands:
+            raise CardError(f"bad hand {spec!r}: {player}'s hand is given twice")
+        hands[player] = cards
+    return hands
+
+
+def _stats(args: argparse.Namespace) -> str:
+    from scorer.tables import distribution
+
+    dist = distribution(crib=args.crib)
+    if args.json:
+        return _dump(dist.to_json())
+    what = "crib" if args.crib else "hand"
+    lines = [f"{'score':>5}  {'deals':>10}  {'share':>9}"]
+    for score, deals in dist.counts.items():
+        lines.append(f"{score:>5}  {deals:>10,}  {100 * deals / dist.deals:>8.{_SHARE_PLACES}f}%")
+    lines.append(f"{dist.deals:,} {what} deals, mean {dist.mean:.4f}")
+    return "\n".join(lines)
+
+
+def _discard(args: argparse.Namespace) -> str:
+    from scorer.discard import advise
+
+    options = advise(" ".join(args.cards), players=args.players, dealer=args.dealer)
+    if args.json:
+        return _dump({"options": [o.to_json() for o in options]})
+    sign = "+" if args.dealer else "-"
+    p = _MEAN_PLACES
+    rows = [("rank", "throw", "keep", "hand mean (min-max)", f"crib {sign}", "net")]
+    for o in options:
+        # Competition ranking, as rank_of: a throw tied with a better one shares its rank.
+        rank = 1 + sum(1 for other in options if other.net > o.net)
+        rows.append((
+            str(rank),
+            " ".join(map(str, o.throw)),
+            " ".join(map(str, o.keep)),
+            f"{o.hand.mean:.{p}f} ({o.hand.min}-{o.hand.max})",
+            f"{o.crib_mean:.{p}f}",
+            f"{o.net:.{p}f}",
+        ))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    whose = _CRIB_OWNER[args.players][args.dealer]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.append(f"{args.players} players, {whose}: net = hand {sign} crib")
+    return "\n".join(lines)
