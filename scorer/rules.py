@@ -1,0 +1,317 @@
+"""Skunk lines and game points: what a won game is worth in a match (RULES.md, "Skunks").
+
+A game is won the moment a side reaches the target (121, or 61 "once around"), so the winner's
+score is always the target and the margin is read from the loser's final score alone. Each
+preset is a list of *lines*: a loser at or below a line's score loses by that line's margin,
+and the harshest line that applies sets the game points. Above every line the win is plain.
+
+=========================  =====================  ===================  ====================
+121-point game             ``home``               ``acc``              ``lurch``
+=========================  =====================  ===================  ====================
+plain (loser 91 or more)   1 game                 2 game points        1 game
+skunk (loser 61–90)        2 games                3 game points        (no line)
+double skunk (31–60)       4 games                3 game points        2 games (a lurch)
+triple skunk (30 or less)  off: as double         off: as double       (no line)
+=========================  =====================  ===================  ====================
+
+The lines are fractions of the target, so a 61-point game scales the same way (RULES.md): a
+loser who has not reached three quarters of the target is skunked, one who has not reached half
+is double skunked (``home``, and ``acc`` for its skunk and double lines) or lurched
+(``lurch``), and one who has not reached a quarter would be triple skunked where a custom rule
+turns that on. "Not reached" is strict, so the line is the largest score below the fraction:
+
+* 121 points: skunk 90 or less, double 60 or less, triple 30 or less;
+* 61 points: skunk 45 or less, double (or lurch) 30 or less, triple 15 or less.
+
+``acc`` reports a double skunk by name but awards nothing extra for it (ACC rule 12: 3 game
+points for any skunk), so the kind still shows in the match's statistics. The triple skunk is
+a house rule, off in every preset; turn it on with custom values.
+
+Custom values: any plain value and any set of lines (each kind at most once, harsher lines at
+lower scores and worth at least as much), under the preset name ``custom``.
+
+>>> r = preset("home", 121)
+>>> judge(0, 87, r)
+GameResult(winner=0, winner_score=121, loser_score=87, skunk=SkunkKind.SKUNK, game_points=2, preset='home')
+>>> judge(1, 45, preset("lurch", 61)).skunk
+SkunkKind.PLAIN
+>>> judge(1, 30, preset("lurch", 61)).game_points
+2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from itertools import pairwise
+
+from scorer.errors import MatchError
+
+__all__ = [
+    "SkunkKind", "Line", "GameRules", "GameResult", "judge", "preset",
+    "triple_line", "PRESETS", "CUSTOM", "TARGETS", "MAX_GAME_POINTS",
+]
+
+TARGETS = (121, 61)
+"""The two game lengths in points: "twice around" and "once around" the board."""
+
+PRESETS = ("home", "acc", "lurch")
+"""The named presets of RULES.md."""
+
+CUSTOM = "custom"
+"""The preset name of rules set by hand."""
+
+MAX_GAME_POINTS = 99
+"""Most game points one game may be worth under custom values: a guard against typos (the
+presets top out at 4)."""
+
+
+class SkunkKind(Enum):
+    """How far the loser of a game fell short: the margin kind a result reports."""
+
+    PLAIN = "plain"
+    """The loser passed every line of the rules: an ordinary win."""
+    SKUNK = "skunk"
+    """The loser did not reach three quarters of the target (90 or less of 121)."""
+    DOUBLE = "double"
+    """Double skunk: the loser did not reach half the target (60 or less of 121)."""
+    TRIPLE = "triple"
+    """Triple skunk, a house rule: the loser did not reach a quarter (30 or less of 121)."""
+    LURCH = "lurch"
+    """The older British rule: the loser did not reach half the target and loses a double game."""
+
+    def __repr__(self) -> str:
+        return f"SkunkKind.{self.name}"
+
+    @property
+    def label(self) -> str:
+        """Words for screens: ``"plain win"``, ``"double skunk"``, ``"lurch"``."""
+        return _LABELS[self]
+
+
+_LABELS = {
+    SkunkKind.PLAIN: "plain win",
+    SkunkKind.SKUNK: "skunk",
+    SkunkKind.DOUBLE: "double skunk",
+    SkunkKind.TRIPLE: "triple skunk",
+    SkunkKind.LURCH: "lurch",
+}
+
+# The lines the skunk kinds must keep between them: each listed kind sits strictly below the
+# one before it (a double skunk is a harsher loss than a skunk, a triple harsher still).
+_SKUNK_ORDER = (SkunkKind.SKUNK, SkunkKind.DOUBLE, SkunkKind.TRIPLE)
+
+
+def _below(target: int, numerator: int, denominator: int) -> int:
+    """The largest score that has not reached ``numerator/denominator`` of ``target``."""
+    return (target * numerator - 1) // denominator
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One margin line: a loser with ``at_most`` points or fewer loses by ``kind``."""
+
+    kind: SkunkKind
+    at_most: int
+    points: int
+
+    def to_json(self) -> dict[str, object]:
+        """``{"kind": "skunk", "at_most": 90, "points": 2}``."""
+        return {"kind": self.kind.value, "at_most": self.at_most, "points": self.points}
+
+
+@dataclass(frozen=True, slots=True)
+class GameRules:
+    """The value of a won game: points for a plain win and the margin lines, harshest last."""
+
+    name: str
+    target: int
+    plain: int
+    lines: tuple[Line, ...]
+
+    def __post_init__(self) -> None:
+        _check_rules(self)
+
+    @classmethod
+    def custom(cls, target: int, plain: int, lines: Sequence[Line]) -> GameRules:
+        """Rules set by hand; raise ``MatchError`` naming the first bad value."""
+        return cls(CUSTOM, target, plain, tuple(sorted(lines, key=lambda ln: -ln.at_most)))
+
+    @classmethod
+    def from_json(cls, target: int, data: Mapping[str, object]) -> GameRules:
+        """Custom rules from ``{"plain": 1, "lines": [{"kind": "skunk", "at_most": 90, "points": 2}]}``."""
+        if not isinstance(data, Mapping):
+            raise MatchError(f"custom rules must be an object with plain and lines, not {data!r}")
+        unknown = set(data) - {"plain", "lines"}
+        if unknown:
+            raise MatchError(f"custom rules: unknown key {sorted(unknown)[0]!r} (use plain and lines)")
+        plain = _whole(data.get("plain"), "custom rules: plain (game points for a plain win)")
+        raw = data.get("lines", [])
+        if not isinstance(raw, list):
+            raise MatchError(f"custom rules: lines must be a list, not {raw!r}")
+        lines: list[Line] = []
+        for i, item in enumerate(raw, 1):
+            if not isinstance(item, Mapping) or set(item) != {"kind", "at_most", "points"}:
+                raise MatchError(
+                    f"custom rules: line {i} must have exactly kind, at_most and points: {item!r}"
+                )
+            kind_text = item["kind"]
+            kinds = [k.value for k in SkunkKind if k is not SkunkKind.PLAIN]
+            if kind_text not in kinds:
+                raise MatchError(
+                    f"custom rules: line {i} kind must be one of {', '.join(kinds)}, not {kind_text!r}"
+                )
+            at_most = _whole(item["at_most"], f"custom rules: line {i} at_most")
+            points = _whole(item["points"], f"custom rules: line {i} points")
+            lines.append(Line(SkunkKind(kind_text), at_most, points))
+        return cls.custom(target, plain, lines)
+
+    def to_json(self) -> dict[str, object]:
+        """``{"name": "home", "target": 121, "plain": 1, "lines": [...]}``."""
+        return {
+            "name": self.name, "target": self.target, "plain": self.plain,
+            "lines": [ln.to_json() for ln in self.lines],
+        }
+
+    def describe(self) -> str:
+        """One line for screens.
+
+        >>> preset("home", 61).describe()
+        'home: plain win 1, skunk (45 or less) 2, double skunk (30 or less) 4'
+        """
+        parts = [f"plain win {self.plain}"]
+        parts += [f"{ln.kind.label} ({ln.at_most} or less) {ln.points}" for ln in self.lines]
+        return f"{self.name}: " + ", ".join(parts)
+
+
+def _whole(value: object, what: str) -> int:
+    """``value`` as an int; raise ``MatchError`` naming ``what`` when it is not a whole number."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise MatchError(f"{what} must be a whole number, not {value!r}")
+
+
+def _check_rules(rules: GameRules) -> None:
+    """Raise ``MatchError`` for rules no table could mean."""
+    if rules.target not in TARGETS:
+        raise MatchError(f"target must be 121 or 61 points, not {rules.target!r}")
+    if not 0 <= rules.plain <= MAX_GAME_POINTS:
+        raise MatchError(f"a plain win must be worth 0 to {MAX_GAME_POINTS} game points, not {rules.plain!r}")
+    seen: set[SkunkKind] = set()
+    for ln in rules.lines:
+        if ln.kind is SkunkKind.PLAIN:
+            raise MatchError("a plain win has no line: set its value as plain")
+        if ln.kind in seen:
+            raise MatchError(f"the {ln.kind.label} line is given twice")
+        seen.add(ln.kind)
+        if not 0 <= ln.at_most < rules.target:
+            raise MatchError(
+                f"the {ln.kind.label} line must be a loser's score from 0 to {rules.target - 1}, "
+                f"not {ln.at_most!r}"
+            )
+        if not 0 <= ln.points <= MAX_GAME_POINTS:
+            raise MatchError(
+                f"a {ln.kind.label} must be worth 0 to {MAX_GAME_POINTS} game points, not {ln.points!r}"
+            )
+    ordered = list(rules.lines)
+    if ordered != sorted(ordered, key=lambda ln: -ln.at_most):
+        raise MatchError("lines must be listed from the highest score to the lowest")
+    for upper, lower in pairwise(ordered):
+        if upper.at_most == lower.at_most:
+            raise MatchError(
+                f"the {upper.kind.label} and {lower.kind.label} lines are both at {upper.at_most}"
+            )
+    at = {ln.kind: ln.at_most for ln in ordered}
+    present = [k for k in _SKUNK_ORDER if k in at]
+    for milder, harsher in pairwise(present):
+        if at[harsher] >= at[milder]:
+            raise MatchError(
+                f"the {harsher.label} line ({at[harsher]}) must be below "
+                f"the {milder.label} line ({at[milder]})"
+            )
+    worth = rules.plain
+    for ln in ordered:
+        if ln.points < worth:
+            raise MatchError(
+                f"a {ln.kind.label} (loser {ln.at_most} or less) must be worth at least the milder margin "
+                f"above it ({worth} game points), not {ln.points}"
+            )
+        worth = ln.points
+
+
+def preset(name: str, target: int = 121) -> GameRules:
+    """The named preset of RULES.md for a 121- or 61-point game.
+
+    >>> [(ln.kind.value, ln.at_most, ln.points) for ln in preset("acc").lines]
+    [('skunk', 90, 3), ('double', 60, 3)]
+    """
+    if target not in TARGETS:
+        raise MatchError(f"target must be 121 or 61 points, not {target!r}")
+    three_quarters, half = _below(target, 3, 4), _below(target, 1, 2)
+    if name == "home":
+        lines = (Line(SkunkKind.SKUNK, three_quarters, 2), Line(SkunkKind.DOUBLE, half, 4))
+        return GameRules(name, target, 1, lines)
+    if name == "acc":
+        lines = (Line(SkunkKind.SKUNK, three_quarters, 3), Line(SkunkKind.DOUBLE, half, 3))
+        return GameRules(name, target, 2, lines)
+    if name == "lurch":
+        return GameRules(name, target, 1, (Line(SkunkKind.LURCH, half, 2),))
+    if name == CUSTOM:
+        raise MatchError("custom rules need their values: a plain win's worth and the lines")
+    raise MatchError(f"unknown preset {name!r}: choose home, acc, lurch or custom")
+
+
+def triple_line(target: int) -> int:
+    """The conventional triple-skunk line, a quarter of the target, for custom rules.
+
+    >>> triple_line(121), triple_line(61)
+    (30, 15)
+    """
+    if target not in TARGETS:
+        raise MatchError(f"target must be 121 or 61 points, not {target!r}")
+    return _below(target, 1, 4)
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """A won game: the winning side, both scores, the margin kind and the game points awarded.
+
+    ``preset`` names the rules that valued the win (``"home"``, ``"acc"``, ``"lurch"`` or
+    ``"custom"``), as RULES.md asks the engine to report.
+    """
+
+    winner: int
+    winner_score: int
+    loser_score: int
+    skunk: SkunkKind
+    game_points: int
+    preset: str
+
+    @property
+    def margin(self) -> int:
+        """Points between the winner and the loser."""
+        return self.winner_score - self.loser_score
+
+    def to_json(self) -> dict[str, object]:
+        """The API's JSON of a result."""
+        return {
+            "winner": self.winner, "winner_score": self.winner_score, "loser_score": self.loser_score,
+            "margin": self.margin, "skunk": self.skunk.value, "skunk_label": self.skunk.label,
+            "game_points": self.game_points, "preset": self.preset,
+        }
+
+
+def judge(winner: int, loser_score: int, rules: GameRules) -> GameResult:
+    """Value the win of side ``winner`` (who reached the target) over a loser on ``loser_score``.
+
+    With three players ``loser_score`` is the runner-up's: the win is only as big as its
+    smallest margin.
+    """
+    if not 0 <= _whole(loser_score, "the loser's score") < rules.target:
+        raise MatchError(f"the loser's score must be 0 to {rules.target - 1}, not {loser_score!r}")
+    kind, points = SkunkKind.PLAIN, rules.plain
+    for ln in rules.lines:
+        if loser_score <= ln.at_most:
+            kind, points = ln.kind, ln.points
+    return GameResult(winner, rules.target, loser_score, kind, points, rules.name)
