@@ -57,3 +57,29 @@ def pg_fresh_url(pg_url: str) -> Iterator[str]:
             conn.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
     finally:
         admin.dispose()
+
+
+# =============================================================================================
+# Web (issue 4): the app on a temporary SQLite store and instance folder per test.
+# Helpers live in tests/web_fixtures.py; browser fixtures in tests/e2e/conftest.py.
+# =============================================================================================
+from pathlib import Path  # noqa: E402  (this section's own imports)
+
+from flask import Flask  # noqa: E402
+from flask.testing import FlaskClient  # noqa: E402
+
+
+@pytest.fixture
+def web_app(tmp_path: Path) -> Iterator[Flask]:
+    """The app with CSRF on, its store and secret key in ``tmp_path``."""
+    from web_fixtures import make_app
+
+    application = make_app(tmp_path)
+    yield application
+    application.extensions["muggins.store"].close()
+
+
+@pytest.fixture
+def client(web_app: Flask) -> FlaskClient:
+    """A test client of ``web_app`` (keeps its session cookie between requests)."""
+    return web_app.test_client()

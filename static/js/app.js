@@ -1,0 +1,99 @@
+// Muggins enhancements. Every page works without this file; it adds the theme switch, sharing,
+// the screen wake lock during a match, and a notice when the server cannot be reached.
+(function () {
+  "use strict";
+
+  var THEMES = ["auto", "light", "dark"];
+  var THEME_NAMES = { auto: "automatic", light: "light", dark: "dark" };
+
+  function setupThemeToggle() {
+    var button = document.getElementById("theme-toggle");
+    if (!button) { return; }
+    var root = document.documentElement;
+    function show(theme) {
+      root.setAttribute("data-theme", theme);
+      button.setAttribute("aria-label", "Colour theme: " + THEME_NAMES[theme] + " (tap to change)");
+    }
+    show(root.getAttribute("data-theme") || "auto");
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var next = THEMES[(THEMES.indexOf(root.getAttribute("data-theme")) + 1) % THEMES.length];
+      show(next);
+      try {
+        if (next === "auto") { window.localStorage.removeItem("muggins-theme"); }
+        else { window.localStorage.setItem("muggins-theme", next); }
+      } catch (e) { /* storage blocked: the choice lasts for this page only */ }
+    });
+  }
+
+  // Links marked data-share-url open the phone's share sheet, or copy the address.
+  function setupSharing() {
+    document.addEventListener("click", function (event) {
+      var link = event.target.closest("[data-share-url]");
+      if (!link) { return; }
+      var url = new URL(link.getAttribute("data-share-url"), window.location.href).href;
+      if (navigator.share) {
+        event.preventDefault();
+        navigator.share({ title: link.getAttribute("data-share-title") || document.title, url: url })
+          .catch(function () { /* the player closed the share sheet */ });
+      } else if (navigator.clipboard && window.isSecureContext) {
+        event.preventDefault();
+        navigator.clipboard.writeText(url).then(function () { flag(link, "Link copied"); },
+          function () { window.location.href = url; });
+      }
+    });
+  }
+
+  function flag(element, text) {
+    var note = document.createElement("span");
+    note.className = "copied";
+    note.setAttribute("role", "status");
+    note.textContent = text;
+    element.insertAdjacentElement("afterend", note);
+    window.setTimeout(function () { note.remove(); }, 2500);
+  }
+
+  // Keep the screen on while a match is open (Screen Wake Lock API, where the browser has it).
+  var wakeLock = null;
+  function wantsWake() { return document.querySelector("[data-wake-lock]") !== null; }
+  function requestWake() {
+    if (!("wakeLock" in navigator) || !wantsWake() || wakeLock || document.visibilityState !== "visible") {
+      return;
+    }
+    navigator.wakeLock.request("screen").then(function (lock) {
+      wakeLock = lock;
+      lock.addEventListener("release", function () { wakeLock = null; });
+    }, function () { /* refused (battery saver): the screen may sleep */ });
+  }
+  function setupWakeLock() {
+    requestWake();
+    document.addEventListener("visibilitychange", requestWake);
+  }
+
+  // A plain notice when a request fails, cleared by the next one that succeeds.
+  function setupNetworkNotice() {
+    var box = document.getElementById("net-status");
+    if (!box) { return; }
+    function say(text) { box.textContent = text; box.hidden = !text; }
+    document.body.addEventListener("htmx:sendError", function () {
+      say("Cannot reach the scorer's server. Check the Wi-Fi; nothing was lost.");
+    });
+    document.body.addEventListener("htmx:responseError", function (event) {
+      var status = event.detail.xhr.status;
+      if (status === 403) { say("This link can only watch the match."); }
+      else if (status === 404) { say("This page is no longer there. Reload to start again."); }
+      else { say("The server had a problem (" + status + "). Reload the page to see what was saved."); }
+    });
+    document.body.addEventListener("htmx:afterRequest", function (event) {
+      if (event.detail.successful) { say(""); }
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    setupThemeToggle();
+    setupSharing();
+    setupWakeLock();
+    setupNetworkNotice();
+    if (window.htmx) { window.htmx.onLoad(requestWake); }
+  });
+})();

@@ -1,0 +1,283 @@
+"""Match pages without JavaScript: create, score a hand by cards and by numbers, stale forms,
+viewer links, live polling, undo with a confirm step, game end, statistics, muggins.
+
+Hand worked by hand from RULES.md: 4-5-5-6 with a 5 starter is four fifteens (5-5-5 and 4-6 with
+each five, 8) and a triple run of three (15) = 23. In the play Bob 5, Ann 10 (fifteen, 2 for
+Ann), Bob 5, Ann 5 (a pair, 2 for Ann).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from web_fixtures import HX, after_seq, count_rows, error_for, page_text, post_form, text_of
+from werkzeug.test import TestResponse
+
+NEW = {"name1": "Ann", "name2": "Bob", "target": "121", "preset": "home", "length_kind": "best_of",
+       "length_count": "1", "first_dealer": "0", "muggins": "off"}
+
+
+def create(client: FlaskClient, **fields: str) -> str:
+    """Create a match through the form; return its scorer token."""
+    resp = post_form(client, "/matches", {**NEW, **fields})
+    assert resp.status_code == 303, page_text(resp)
+    return resp.headers["Location"].rsplit("/", 1)[1]
+
+
+def send(client: FlaskClient, token: str, form: str, **fields: str) -> TestResponse:
+    """Post one match form as the score screen shows it (with its ``after`` and its key)."""
+    screen = client.get(f"/m/{token}")
+    key = re.search(rf'name="key" value="([\w-]+-{form})"', screen.get_data(as_text=True))
+    return post_form(client, f"/m/{token}/events",
+                     {"form": form, "after": str(after_seq(screen)), "key": key.group(1) if key else "",
+                      **fields})
+
+
+def scores(client: FlaskClient, token: str) -> tuple[int, int]:
+    page = client.get(f"/m/{token}")
+    return int(text_of(page, "score-0") or -1), int(text_of(page, "score-1") or -1)
+
+
+def viewer_token(client: FlaskClient, token: str) -> str:
+    found = re.search(r'id="viewer-link">[^<]*/m/([\w-]+)<', client.get(f"/m/{token}").get_data(as_text=True))
+    assert found
+    return found.group(1)
+
+
+def test_create_then_open_the_score_screen(client: FlaskClient) -> None:
+    token = create(client)
+    page = client.get(f"/m/{token}")
+    assert page.status_code == 200
+    assert text_of(page, "prompt") == "Game 1, hand 1: Ann deals; turn the starter"
+    assert "Ann v Bob" in page_text(client.get("/matches"))  # remembered on this phone
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "message"),
+    [
+        ({"name2": ""}, "names", "Enter at least two names."),
+        ({"name2": "ann"}, "names", "Two players are called 'ann': give each a different name."),
+        ({"length_count": "4"}, "length", "Best of 4 could end level: choose an odd number of games."),
+        ({"first_dealer": "3"}, "first_dealer",
+         "Choose who deals first among the players named, or cut for it."),
+        ({"target": "100"}, "target", "Choose a game of 121 or 61 points."),
+    ],
+)
+def test_bad_settings_are_explained_and_store_nothing(
+    web_app: Flask, client: FlaskClient, fields: dict[str, str], field: str, message: str
+) -> None:
+    resp = post_form(client, "/matches", {**NEW, **fields})
+    assert resp.status_code == 422
+    assert error_for(resp, field) == message
+    assert count_rows(web_app, "matches") == 0
+
+
+def test_a_hand_scored_from_cards(client: FlaskClient) -> None:
+    token = create(client)
+    assert send(client, token, "starter", tap="5D").status_code == 303
+    for who, card in (("1", "5H"), ("0", "TS"), ("1", "5C"), ("0", "5S")):
+        assert send(client, token, "play", who=who, tap=card).status_code == 303
+    assert scores(client, token) == (4, 0)
+    # Bob's two played cards are already in his hand; two taps finish it (a draft, nothing stored).
+    draft = send(client, token, "show", cards="5H 5C 4D", tap="6D")
+    assert draft.status_code == 303 and "cards=5H-5C-4D-6D" in draft.headers["Location"]
+    preview = client.get(draft.headers["Location"])
+    assert text_of(preview, "score-button") == "Peg 23 for Bob"
+    assert send(client, token, "show", cards="5H 5C 4D 6D", op="score").status_code == 303
+    assert scores(client, token) == (4, 23)
+    assert text_of(client.get(f"/m/{token}"), "prompt") == "Game 1, hand 1: Ann to count"
+
+
+def test_the_count_form_starts_with_the_cards_the_counter_played(client: FlaskClient) -> None:
+    token = create(client)
+    send(client, token, "starter", tap="5D")
+    send(client, token, "play", who="1", tap="5H")
+    body = client.get(f"/m/{token}").get_data(as_text=True)
+    assert re.search(r'id="count-cards" name="cards" value="5H"', body)
+
+
+def test_a_card_seen_elsewhere_is_refused_next_to_the_form(web_app: Flask, client: FlaskClient) -> None:
+    token = create(client)
+    send(client, token, "starter", tap="5D")
+    send(client, token, "play", who="1", tap="5H")
+    send(client, token, "play", who="0", tap="TS")
+    before = count_rows(web_app, "events")
+    resp = send(client, token, "show", cards="5H TS 4D 6D", op="score")
+    assert resp.status_code == 422
+    assert "TS appears twice in hand 1's deal" in (error_for(resp, "show") or "")
+    assert count_rows(web_app, "events") == before
+
+
+def test_a_stale_form_from_another_phone_is_refused(web_app: Flask, client: FlaskClient) -> None:
+    token = create(client)
+    old_screen = client.get(f"/m/{token}")
+    send(client, token, "starter", tap="5D")  # the other phone
+    resp = post_form(client, f"/m/{token}/events",
+                     {"form": "starter", "after": str(after_seq(old_screen)), "tap": "6D"})
+    assert resp.status_code == 409
+    message = error_for(resp, "general") or ""
+    assert message.startswith("Another phone changed the match first (hand 1 starter 5D). Nothing was saved")
+    assert count_rows(web_app, "events") == 1
+
+
+@pytest.mark.parametrize(
+    ("form", "fields", "message"),
+    [
+        ("show", {"points": "19"}, "No hand can score 19 (19, 25, 26 and 27 are impossible)."),
+        ("peg", {"player": "1", "points_typed": "0", "op": "typed"}, "The points must be from 1 to 60."),
+        ("peg", {"player": "7", "points": "2"}, "Choose a player."),
+    ],
+)
+def test_impossible_numbers_are_refused(
+    web_app: Flask, client: FlaskClient, form: str, fields: dict[str, str], message: str
+) -> None:
+    token = create(client)
+    send(client, token, "starter", op="skip")
+    resp = send(client, token, form, **fields)
+    assert resp.status_code == 422
+    assert error_for(resp, form) == message
+    assert count_rows(web_app, "events") == 1
+
+
+def test_viewer_link_watches_but_cannot_score(web_app: Flask, client: FlaskClient) -> None:
+    token = create(client)
+    viewer = viewer_token(client, token)
+    page = client.get(f"/m/{viewer}")
+    assert page.status_code == 200
+    body = page.get_data(as_text=True)
+    assert 'name="after"' not in body and "watching" in body
+    assert 'http-equiv="refresh"' in body  # without JavaScript the watching page reloads itself
+    write = post_form(client, f"/m/{viewer}/events", {"form": "starter", "after": "0", "tap": "5D"})
+    assert write.status_code == 403
+    assert client.get(f"/m/{viewer}/undo/1").status_code == 403
+    assert client.get(f"/m/{viewer}/qr.svg", query_string={"for": "scorer"}).status_code == 403
+    assert count_rows(web_app, "events") == 0
+
+
+def test_live_board_is_204_until_something_changes(client: FlaskClient) -> None:
+    token = create(client)
+    viewer = viewer_token(client, token)
+    assert client.get(f"/m/{viewer}/live", query_string={"since": "0"}, headers=HX).status_code == 204
+    send(client, token, "starter", tap="JD")  # his heels: 2 for Ann
+    fresh = client.get(f"/m/{viewer}/live", query_string={"since": "0"}, headers=HX)
+    assert fresh.status_code == 200
+    assert fresh.get_data(as_text=True).lstrip().startswith('<section id="live"')
+    assert text_of(fresh, "score-0") == "2"
+    assert 'hx-get="/m/' in fresh.get_data(as_text=True) and "since=1" in fresh.get_data(as_text=True)
+
+
+def test_the_scorers_poll_also_flags_the_entry_forms_as_stale(client: FlaskClient) -> None:
+    token = create(client)
+    send(client, token, "starter", tap="5D")
+    fresh = client.get(f"/m/{token}/live", query_string={"since": "0"}, headers=HX)
+    body = fresh.get_data(as_text=True)
+    assert 'id="stale-note"' in body and 'hx-swap-oob="true"' in body
+
+
+def test_undo_asks_first_then_voids(client: FlaskClient) -> None:
+    token = create(client)
+    send(client, token, "starter", op="skip")
+    send(client, token, "peg", player="1", points="6")
+    confirm = client.get(f"/m/{token}/undo/2")
+    assert text_of(confirm, "confirm-title") == "Undo #2?"
+    assert "Bob pegs 6" in page_text(confirm)
+    assert scores(client, token) == (0, 6)
+    done = post_form(client, f"/m/{token}/events",
+                     {"form": "void", "after": str(after_seq(confirm)), "seq": "2", "reason": "wrong player"})
+    assert done.status_code == 303
+    assert scores(client, token) == (0, 0)
+    history = client.get(f"/m/{token}/history").get_data(as_text=True)
+    assert "undone by #3" in page_text(history)
+    assert re.search(r'<li class="entry voided" id="e2">', history)
+
+
+def test_game_end_skunk_next_game_and_summary(client: FlaskClient) -> None:
+    token = create(client, target="61", length_count="3")
+    # Hand 1 (Ann deals): Bob pegs 10 and shows 24; Ann shows 29 and her crib 28: Ann 57, Bob 34.
+    send(client, token, "starter", op="skip")
+    send(client, token, "peg", player="1", points="10")
+    send(client, token, "show", points="24")
+    send(client, token, "show", points="29")
+    send(client, token, "crib", points="28")
+    assert scores(client, token) == (57, 34)
+    # Hand 2 (Bob deals): Ann counts first and goes out; Bob on 34 is skunked (45 or less of 61).
+    send(client, token, "starter", op="skip")
+    send(client, token, "show", points="4")
+    page = client.get(f"/m/{token}")
+    assert text_of(page, "game-over-title") == "Ann won game 1"
+    assert "61–34: skunk, 2 game points (home rules)." in page_text(page)
+    # The loser deals the next game.
+    assert "Start game 2: Bob deals" in page_text(page)
+    send(client, token, "next_game")
+    assert text_of(client.get(f"/m/{token}"), "prompt") == "Game 2, hand 1: Bob deals; turn the starter"
+    stats = page_text(client.get(f"/m/{token}/stats"))
+    assert "Average hand 16.5 (2) 24.0 (1)" in stats  # Ann (29 + 4) / 2, Bob 24
+    assert "Pegging per hand 0.0 5.0" in stats  # Bob pegged 10 over two hands
+    assert "Skunks given 1 0" in stats and "Skunks received 0 1" in stats
+
+
+def test_match_summary_after_the_last_game(client: FlaskClient) -> None:
+    token = create(client, target="61")
+    send(client, token, "starter", op="skip")
+    send(client, token, "peg", player="1", points="32")
+    send(client, token, "show", points="29")
+    page = client.get(f"/m/{token}")
+    assert text_of(page, "summary-title") == "Bob won the match 1–0 in games"
+    assert "61–0 double skunk 4" in page_text(page)
+
+
+def test_muggins_claim_takes_the_missed_points(client: FlaskClient) -> None:
+    token = create(client, muggins="on")
+    send(client, token, "starter", tap="5D")
+    send(client, token, "show", cards="5H 5C 4D 6D", claimed="20", op="score")
+    assert scores(client, token) == (0, 20)  # with muggins on, Bob pegs only what he claimed
+    page = client.get(f"/m/{token}")
+    assert "Muggins! Ann takes the 3 Bob missed (#2)" in page_text(page)
+    send(client, token, "muggins", player="0", seq="2", points="3", **{"from": "1"})
+    assert scores(client, token) == (3, 20)
+
+
+def test_share_qr_codes_and_unknown_links(client: FlaskClient) -> None:
+    token = create(client)
+    qr = client.get(f"/m/{token}/qr.svg")
+    assert qr.status_code == 200 and qr.mimetype == "image/svg+xml"
+    assert qr.get_data(as_text=True).startswith("<svg")
+    assert client.get(f"/m/{token}/qr.svg", query_string={"for": "scorer"}).status_code == 200
+    missing = client.get("/m/no-such-match")
+    assert missing.status_code == 404 and "There is no match at this link" in page_text(missing)
+
+
+def test_htmx_submit_returns_the_whole_screen(client: FlaskClient) -> None:
+    token = create(client)
+    screen = client.get(f"/m/{token}")
+    resp = post_form(client, f"/m/{token}/events",
+                     {"form": "starter", "after": str(after_seq(screen)), "tap": "JD"}, HX)
+    assert resp.status_code == 200
+    assert resp.get_data(as_text=True).lstrip().startswith('<div id="match-screen"')
+    assert text_of(resp, "score-0") == "2"
+
+
+def test_htmx_new_match_redirects_the_page(client: FlaskClient) -> None:
+    resp = post_form(client, "/matches", NEW, HX)
+    assert resp.status_code == 204 and resp.headers["HX-Redirect"].startswith("/m/")
+
+
+def test_four_players_score_as_two_partnerships(client: FlaskClient) -> None:
+    token = create(client, name3="Cat", name4="Dan")
+    page = client.get(f"/m/{token}")
+    assert "Ann & Cat v Bob & Dan" in page_text(page)
+    body = page.get_data(as_text=True)
+    assert body.count('class="board-lane') == 2
+    send(client, token, "starter", op="skip")
+    send(client, token, "peg", player="2", points="5")  # Cat pegs for Ann's side
+    assert scores(client, token) == (5, 0)
+
+
+def test_three_players_have_three_lanes(client: FlaskClient) -> None:
+    token = create(client, name3="Cat")
+    body = client.get(f"/m/{token}").get_data(as_text=True)
+    assert body.count('class="board-lane') == 3
+    assert 'id="score-2"' in body

@@ -1,0 +1,186 @@
+"""The JSON API: the same answers as ``python -m scorer ... --json``, and the match endpoints.
+
+Bodies are JSON objects. Bad input is status 400 with ``{"error": "<one line>"}``, the engine's
+own message (the CLI prints the same line); 413 for a body over ``JSON_BODY_MAX_BYTES``, 403 for
+a write through a viewer link, 404 for an unknown match and 409 for a stale append, which also
+carries the fresh state. The blueprint is exempt from CSRF: it takes no cookies' word for
+anything, only JSON bodies, which a cross-site form cannot send.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Blueprint, jsonify, make_response, request, url_for
+from werkzeug.wrappers import Response
+
+from scorer.discard import advise
+from scorer.match import Match, Settings
+from scorer.pegging import score_pegging
+from scorer.show import score_show
+from store import StaleAppend
+from web.errors import json_error
+from web.matches import load, public_url, require_writer, resolve
+from web.storage import get_store
+
+__all__ = ["bp", "JSON_BODY_MAX_BYTES"]
+
+JSON_BODY_MAX_BYTES = 64 * 1024
+"""Largest JSON body (64 KiB): a whole match's events are a few kilobytes."""
+MAX_JSON_DEPTH = 16
+"""Deepest nesting of arrays and objects in a body: real ones nest four levels at most, and the
+engine copies events recursively, so a body nested near Python's stack limit must stop here."""
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+class ApiError(ValueError):
+    """A request body the API cannot use; its message is the one-line answer."""
+
+
+@bp.before_request
+def _limit_body() -> None:
+    request.max_content_length = JSON_BODY_MAX_BYTES
+
+
+@bp.errorhandler(ValueError)
+def _bad_input(err: ValueError) -> Response:
+    return json_error(400, " ".join(str(err).split()))
+
+
+def body() -> dict[str, Any]:
+    """The request's JSON object, or a 400 saying what was wrong with it."""
+    try:
+        data = request.get_json(force=True, silent=True)
+    except RecursionError:  # "[[[[…" nested past the parser's stack: silent=True does not catch it
+        data = None
+    if not isinstance(data, dict):
+        raise ApiError("the request body must be a JSON object, like {\"hand\": \"5H 5C 5S JD\", ...}")
+    if _depth(data) > MAX_JSON_DEPTH:
+        raise ApiError(f"the request body nests arrays and objects more than {MAX_JSON_DEPTH} deep")
+    return data
+
+
+def _depth(value: object) -> int:
+    """How deep ``value`` nests lists and dicts, up to one past the limit (a loop, not recursion)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo and deepest <= MAX_JSON_DEPTH:
+        item, level = todo.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is not None:
+            deepest = max(deepest, level)
+            todo.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def field(data: Mapping[str, Any], name: str, kind: type | tuple[type, ...], example: str,
+          default: Any = None, required: bool = True) -> Any:
+    """``data[name]`` checked against ``kind``; a missing or mistyped field is a 400 naming it."""
+    if name not in data:
+        if required:
+            raise ApiError(f"missing {name!r}: give it like {example}")
+        return default
+    value = data[name]
+    # JSON true/false are Python bools, which are also ints: never accept one for the other.
+    if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
+        raise ApiError(f"bad {name!r}: {value!r} is not valid here; give it like {example}")
+    return value
+
+
+@bp.post("/score")
+def score() -> Response:
+    """``{"hand": "5H 5C 5S JD", "starter": "5D", "crib": false}`` → the itemized show."""
+    data = body()
+    hand = field(data, "hand", (str, list), '"hand": "5H 5C 5S JD"')
+    starter = field(data, "starter", str, '"starter": "5D"')
+    crib = field(data, "crib", bool, '"crib": false', default=False, required=False)
+    return jsonify(score_show(hand, starter, crib=crib).to_json())
+
+
+@bp.post("/peg")
+def peg() -> Response:
+    """``{"plays": "A:5H B:TS A:5D"}`` (optional ``"hands"`` to check legality) → the awards."""
+    data = body()
+    plays = field(data, "plays", (str, list), '"plays": "A:5H B:TS A:5D"')
+    hands = field(data, "hands", dict, '"hands": {"A": "5H 5D 4C 3S", "B": "TS 9C 2D KH"}',
+                  required=False)
+    return jsonify(score_pegging(plays, hands).to_json())
+
+
+@bp.post("/discard")
+def discard() -> Response:
+    """``{"cards": "5H 5C 5S JD 2C 9D", "players": 2, "dealer": true}`` → every throw, best first."""
+    data = body()
+    cards = field(data, "cards", (str, list), '"cards": "5H 5C 5S JD 2C 9D"')
+    players = field(data, "players", int, '"players": 2', default=2, required=False)
+    dealer = field(data, "dealer", bool, '"dealer": true', default=False, required=False)
+    return jsonify({"options": [o.to_json() for o in advise(cards, players=players, dealer=dealer)]})
+
+
+def _match_json(match: Match, seq: int) -> dict[str, Any]:
+    return {"seq": seq, **match.to_json()}
+
+
+@bp.post("/matches")
+def create_match() -> Response:
+    """Settings (``{"players": ["Ann", "Bob"], "target": 121, ...}``) → the new match's ids and links."""
+    settings = Settings.from_json(body()).to_json()
+    record = get_store().create_match(settings)
+    resp = jsonify({
+        "id": record.id,
+        "viewer_id": record.viewer_id,
+        "links": {
+            "scorer": public_url(url_for("matches.screen", token=record.id)),
+            "viewer": public_url(url_for("matches.screen", token=record.viewer_id)),
+            "api": public_url(url_for("api.get_match", token=record.id)),
+        },
+        "match": _match_json(Match(settings), 0),
+    })
+    resp.status_code = 201
+    resp.headers["Location"] = url_for("api.get_match", token=record.id)
+    return resp
+
+
+@bp.get("/matches/<token>")
+def get_match(token: str) -> Response:
+    """The match's state, history and statistics; 304 when the ``If-None-Match`` seq is current."""
+    access = resolve(token)
+    last = get_store().last_seq(access.record.id)
+    etag = f"seq-{last}"
+    if request.if_none_match.contains(etag):
+        resp = make_response("", 304)
+    else:
+        match, seq = load(access.record)
+        resp = jsonify({**_match_json(match, seq), "can_write": access.can_write})
+    resp.set_etag(etag)
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp
+
+
+@bp.post("/matches/<token>/events")
+def append_event(token: str) -> Response:
+    """``{"after": 12, "event": {...}, "idempotency_key": "..."}`` → the stored seq, or 409 if stale."""
+    access = require_writer(token)
+    data = body()
+    after = field(data, "after", int, '"after": 12 (the last seq you saw)')
+    event = field(data, "event", dict, '"event": {"type": "peg", "player": 0, "points": 2}')
+    key = field(data, "idempotency_key", str, '"idempotency_key": "3f2c..."', required=False)
+    if key is None:
+        key = request.headers.get("Idempotency-Key")  # the header, for clients that retry whole requests
+    store = get_store()
+    settings = access.record.settings
+    try:
+        result = store.append(access.record.id, after, event, idempotency_key=key,
+                              validate=lambda events: Match(settings, [e.event for e in events]).check(event))
+    except StaleAppend as stale:
+        match, seq = load(access.record, stale.fresh)
+        resp = jsonify(error=f"stale: the match is at seq {stale.last_seq}, not {after}; "
+                             "check the fresh state and send the event again if it still applies",
+                       seq=seq, match=_match_json(match, seq))
+        resp.status_code = 409
+        return resp
+    match, seq = load(access.record)
+    resp = jsonify(seq=result.seq, duplicate=result.duplicate, match=_match_json(match, seq))
+    resp.status_code = 200 if result.duplicate else 201
+    return resp

@@ -1,0 +1,100 @@
+"""Form reading shared by the pages: the card field with its picker, and claimed points.
+
+The picker is a grid of submit buttons (``name=tap value=5H``) inside the form, plus ``op=back``
+and ``op=clear``; the text field holds the cards chosen so far. Reading them is one function, so
+picking by tapping and picking by typing give the same cards and the same messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from scorer.cards import Card, parse_cards
+from scorer.errors import CardError
+
+__all__ = ["CardsState", "MAX_SHOW_POINTS", "parse_claim", "parse_points", "picker_action", "sentence",
+           "whole_number"]
+
+MAX_SHOW_POINTS = 29
+"""The highest hand or crib (5-5-5-J with the fourth five of the jack's suit)."""
+MAX_NUMBER_DIGITS = 9
+"""Longest number a form field may hold: far past any score or sequence number, and far below the
+4,300 digits past which ``int()`` raises."""
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number (0 or more), or None: ASCII digits only, since ``"²".isdigit()``
+    is true but ``int("²")`` raises, and at most MAX_NUMBER_DIGITS of them."""
+    if text.isascii() and text.isdigit() and len(text) <= MAX_NUMBER_DIGITS:
+        return int(text)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class CardsState:
+    """The cards in a form's card field after one picker action, or the error that stopped it."""
+
+    cards: list[Card]
+    text: str
+    error: str | None = None
+
+    @classmethod
+    def read(cls, text: str, limit: int) -> CardsState:
+        """Parse typed cards; an error names the bad card, a duplicate or too many cards."""
+        try:
+            cards = parse_cards(text)
+        except CardError as e:
+            return cls([], text, sentence(str(e)))
+        if len(cards) > limit:
+            return cls(cards, text, f"Too many cards: {limit} at most, {len(cards)} given.")
+        return cls(cards, " ".join(map(str, cards)))
+
+
+def picker_action(form: Mapping[str, str], limit: int, full_message: str,
+                  field: str = "cards") -> CardsState:
+    """Apply the form's tap (``tap=5H``), take-back (``op=back``) or clear (``op=clear``)."""
+    state = CardsState.read(form.get(field, ""), limit)
+    if state.error:
+        return state
+    cards = state.cards
+    op = form.get("op")
+    if op == "clear":
+        cards = []
+    elif op == "back":
+        cards = cards[:-1]
+    elif form.get("tap"):
+        try:
+            card = Card.parse(form["tap"])
+        except CardError as e:
+            return CardsState(cards, state.text, sentence(str(e)))
+        if card in cards:
+            return CardsState(cards, state.text, f"The {card.name} is already chosen.")
+        if len(cards) >= limit:
+            return CardsState(cards, state.text, full_message)
+        cards = [*cards, card]
+    return CardsState(cards, " ".join(map(str, cards)))
+
+
+def parse_points(text: str, most: int, what: str) -> tuple[int | None, str | None]:
+    """A whole number of points from 0 to ``most`` (empty means none), or a message saying why not."""
+    text = text.strip()
+    if not text:
+        return None, None
+    n = whole_number(text)
+    if n is None:
+        return None, f"Enter {what} as a whole number, like 12."
+    if n > most:
+        return None, f"{what[0].upper()}{what[1:]} cannot be more than {most}."
+    return n, None
+
+
+def parse_claim(text: str) -> tuple[int | None, str | None]:
+    """The points a player claimed for a hand or crib (0 to 29), or a message."""
+    return parse_points(text, MAX_SHOW_POINTS, "the points claimed")
+
+
+def sentence(message: str) -> str:
+    """An engine message as a sentence on the page (capitalised, full stop)."""
+    message = message[:1].upper() + message[1:]
+    return message if message.endswith(".") else message + "."
