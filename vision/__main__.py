@@ -1,0 +1,39 @@
+"""Command line: `python -m vision PHOTO [--json]`.
+
+Prints each card found with its confidence (or the same as JSON with --json) and any
+warnings. Bad input prints a one-line message on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from vision.io import ImageError
+from vision.recognise import recognise
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m vision", description="Read the cards in a photo.")
+    parser.add_argument("photo", help="JPEG, PNG, WebP or HEIC file")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    args = parser.parse_args(argv)
+    try:
+        result = recognise(args.photo)
+    except ImageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(result.to_json())
+        return 0
+    for detection in result.cards:
+        print(f"{detection.card}  {detection.confidence:.0%}")
+    for warning in result.warnings:
+        print(f"warning: {warning}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""Read an index patch: features, the trained network, and fusing a card's two corners.
+
+The model is a small multilayer perceptron over hand-made features (gradient histograms and
+a coarse ink and red map of the patch), trained by `vision.train` on synthetic patches only.
+It has two softmax heads: rank (13 ranks plus "no index here") and suit (4 suits plus "no
+index here"), each temperature-calibrated on held-out synthetic data, so its probabilities can
+be read as probabilities.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.cards import CARD_CODES, RANKS, SUITS
+from vision.geometry import PATCH_HEIGHT_PX, PATCH_WIDTH_PX
+
+MODEL_PATH = Path(__file__).with_name("model") / "index_mlp.npz"
+"""The committed artefact built by `python -m vision.train`."""
+
+NONE_RANK = len(RANKS)
+NONE_SUIT = len(SUITS)
+"""Index of the "no index here" class in the rank and suit heads."""
+
+INK_FLOOR = 40.0
+"""Smallest paper-to-ink contrast (grey levels) a patch is stretched by: a blank patch keeps
+its faint texture faint instead of being blown up into fake strokes."""
+
+_HOG = cv2.HOGDescriptor((PATCH_WIDTH_PX, PATCH_HEIGHT_PX), (16, 16), (8, 8), (8, 8), 9)
+_HOG_FINE = cv2.HOGDescriptor((PATCH_WIDTH_PX, PATCH_HEIGHT_PX), (8, 8), (8, 8), (4, 4), 9)
+
+
+def patch_features(patches: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Feature rows for BGR patches of shape (n, PATCH_HEIGHT_PX, PATCH_WIDTH_PX, 3)."""
+    n = len(patches)
+    if n == 0:
+        return np.zeros((0, feature_length()), np.float32)
+    bgr = patches.astype(np.float32)
+    gray = bgr @ np.array([0.114, 0.587, 0.299], np.float32)  # ITU-R 601 luma, as cv2 uses
+    flat = gray.reshape(n, -1)
+    # Stretch between ink and paper so dim light, glare and grey paper all look alike.
+    paper = np.percentile(flat, 90, axis=1)[:, None, None]
+    ink = np.percentile(flat, 2, axis=1)[:, None, None]
+    span = np.maximum(paper - ink, INK_FLOOR)
+    darkness = np.clip((paper - gray) / span, 0.0, 1.0).astype(np.float32)
+    excess_red = bgr[..., 2] - np.maximum(bgr[..., 0], bgr[..., 1])
+    redness = np.clip(excess_red / span, 0.0, 1.0).astype(np.float32)
+    stretched = np.round((1.0 - darkness) * 255.0).astype(np.uint8)
+    rows = np.empty((n, feature_length()), np.float32)
+    for i in range(n):
+        rows[i] = _features(stretched[i], darkness[i], redness[i])
+    return rows
+
+
+@functools.cache
+def feature_length() -> int:
+    """Number of features per patch."""
+    blank = np.zeros((PATCH_HEIGHT_PX, PATCH_WIDTH_PX), np.float32)
+    return int(_features(np.full(blank.shape, 255, np.uint8), blank, blank).shape[0])
+
+
+def _features(
+    stretched: NDArray[np.uint8], darkness: NDArray[np.float32], redness: NDArray[np.float32]
+) -> NDArray[np.float32]:
+    hog = np.asarray(_HOG.compute(stretched), np.float32).ravel()
+    hog_fine = np.asarray(_HOG_FINE.compute(stretched), np.float32).ravel()
+    coarse = cv2.resize(darkness, (PATCH_WIDTH_PX // 2, PATCH_HEIGHT_PX // 2), interpolation=cv2.INTER_AREA)
+    red = cv2.resize(redness, (PATCH_WIDTH_PX // 4, PATCH_HEIGHT_PX // 4), interpolation=cv2.INTER_AREA)
+    row = np.concatenate([hog, hog_fine, coarse.ravel(), red.ravel()])
+    return cast(NDArray[np.float32], row.astype(np.float32))
+
+
+@dataclass(frozen=True)
+class IndexReading:
+    """What the network says about one corner patch."""
+
+    rank: NDArray[np.float64]
+    """Probabilities over 13 ranks then "no index" (sums to 1)."""
+    suit: NDArray[np.float64]
+    """Probabilities over 4 suits then "no index" (sums to 1)."""
+
+    @property
+    def presence(self) -> float:
+        """Probability that the patch shows an index at all (both heads agree it does)."""
+        return float(np.sqrt((1.0 - self.rank[NONE_RANK]) * (1.0 - self.suit[NONE_SUIT])))
+
+    def card_probabilities(self) -> NDArray[np.float64]:
+        """Probabilities over the 52 `CARD_CODES` given that an index is present."""
+        rank = self.rank[:NONE_RANK] / max(float(self.rank[:NONE_RANK].sum()), 1e-12)
+        suit = self.suit[:NONE_SUIT] / max(float(self.suit[:NONE_SUIT].sum()), 1e-12)
+        return np.outer(suit, rank).ravel()  # suit-major, matching CARD_CODES
+
+
+@dataclass(frozen=True)
+class CardReading:
+    """A card's identity fused from its corner readings."""
+
+    card: str
+    confidence: float
+    """Probability that the card is there and is `card`."""
+    presence: float
+    """Probability that at least one corner shows an index."""
+
+
+def fuse(readings: list[IndexReading]) -> CardReading:
+    """Combine the corner readings of one card into a single reading.
+
+    Each corner either shows the index (probability `presence`), and then its card
+    distribution is evidence, or it does not, and then it says nothing: a product of
+    mixtures, so a hidden corner does not veto a clear one and two clear corners that
+    disagree pull the confidence down.
+    """
+    if not readings:
+        raise ValueError("fuse needs at least one corner reading")
+    log_posterior = np.zeros(len(CARD_CODES))
+    absent = 1.0
+    for reading in readings:
+        present = reading.presence
+        absent *= 1.0 - present
+        mixture = present * reading.card_probabilities() + (1.0 - present) / len(CARD_CODES)
+        log_posterior += np.log(np.maximum(mixture, 1e-300))
+    posterior = np.exp(log_posterior - log_posterior.max())
+    posterior /= posterior.sum()
+    best = int(np.argmax(posterior))
+    presence = 1.0 - absent
+    return CardReading(card=CARD_CODES[best], confidence=float(posterior[best]) * presence, presence=presence)
+
+
+@dataclass(frozen=True)
+class IndexModel:
+    """The trained network: a ReLU hidden stack and two calibrated softmax heads."""
+
+    mean: NDArray[np.float32]
+    scale: NDArray[np.float32]
+    hidden: tuple[tuple[NDArray[np.float32], NDArray[np.float32]], ...]
+    rank_head: tuple[NDArray[np.float32], NDArray[np.float32]]
+    suit_head: tuple[NDArray[np.float32], NDArray[np.float32]]
+    rank_temperature: float
+    suit_temperature: float
+    detection_weights: tuple[float, ...] | None = None
+    """Logistic calibration of a whole detection (see `detection_confidence`), fitted by
+    `vision.train` on synthetic photos; None before it is fitted."""
+
+    def detection_confidence(self, reading: CardReading, whole: bool, support: int) -> float:
+        """Probability that a detection is right, from its fused confidence, whether it came
+        from a whole outline, and how many proposals read the same card (`support` >= 1).
+
+        The raw fused confidence of the best of many proposals runs high (the maximum of
+        noisy estimates is biased upwards); this logistic map, fitted on synthetic photos,
+        makes the reported number mean what it says.
+        """
+        if self.detection_weights is None:
+            return reading.confidence
+        raw = min(max(reading.confidence, 1e-6), 1 - 1e-6)
+        features = (1.0, math.log(raw / (1 - raw)), float(whole), math.log(support))
+        z = sum(w * f for w, f in zip(self.detection_weights, features, strict=True))
+        return 1.0 / (1.0 + math.exp(-z))
+
+    def logits(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Uncalibrated rank and suit logits for feature rows."""
+        x: NDArray[np.float32] = ((features - self.mean) / self.scale).astype(np.float32)
+        for weight, bias in self.hidden:
+            x = np.maximum(_matmul(x, weight) + bias, np.float32(0.0))
+        rank: NDArray[np.float32] = _matmul(x, self.rank_head[0]) + self.rank_head[1]
+        suit: NDArray[np.float32] = _matmul(x, self.suit_head[0]) + self.suit_head[1]
+        return rank, suit
+
+    def read(self, patches: NDArray[np.uint8]) -> list[IndexReading]:
+        """Calibrated readings for a batch of BGR patches."""
+        if len(patches) == 0:
+            return []
+        rank_logits, suit_logits = self.logits(patch_features(patches))
+        rank = softmax(rank_logits.astype(np.float64) / self.rank_temperature)
+        suit = softmax(suit_logits.astype(np.float64) / self.suit_temperature)
+        return [IndexReading(rank=r, suit=s) for r, s in zip(rank, suit, strict=True)]
+
+    def save(self, path: Path) -> None:
+        """Write the model as a compressed .npz (weights stored as float16 to stay small)."""
+        arrays: dict[str, NDArray[np.generic]] = {
+            "mean": self.mean,
+            "scale": self.scale,
+            "rank_w": self.rank_head[0].astype(np.float16),
+            "rank_b": self.rank_head[1],
+            "suit_w": self.suit_head[0].astype(np.float16),
+            "suit_b": self.suit_head[1],
+            "temperatures": np.array([self.rank_temperature, self.suit_temperature]),
+            "detection_weights": np.array(self.detection_weights or ()),
+            "feature_length": np.array(feature_length()),
+        }
+        for i, (weight, bias) in enumerate(self.hidden):
+            arrays[f"hidden{i}_w"] = weight.astype(np.float16)
+            arrays[f"hidden{i}_b"] = bias
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
+
+    @classmethod
+    def load(cls, path: Path = MODEL_PATH) -> IndexModel:
+        """Read a model written by `save`; FileNotFoundError names the rebuild command."""
+        if not path.exists():
+            raise FileNotFoundError(f"no trained model at {path}; build it with `python -m vision.train`")
+        with np.load(path) as data:
+            if int(data["feature_length"]) != feature_length():
+                raise ValueError(f"model {path} was trained on other features; run `python -m vision.train`")
+            hidden = []
+            i = 0
+            while f"hidden{i}_w" in data:
+                weight, bias = data[f"hidden{i}_w"], data[f"hidden{i}_b"]
+                hidden.append((weight.astype(np.float32), bias.astype(np.float32)))
+                i += 1
+            temperatures = data["temperatures"]
+            return cls(
+                mean=data["mean"].astype(np.float32),
+                scale=data["scale"].astype(np.float32),
+                hidden=tuple(hidden),
+                rank_head=(data["rank_w"].astype(np.float32), data["rank_b"].astype(np.float32)),
+                suit_head=(data["suit_w"].astype(np.float32), data["suit_b"].astype(np.float32)),
+                rank_temperature=float(temperatures[0]),
+                suit_temperature=float(temperatures[1]),
+                detection_weights=tuple(float(v) for v in data.get("detection_weights", ())) or None,
+            )
+
+
+def _matmul(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
+    """a @ b through OpenCV: numpy's BLAS threads spin badly when a web server's other work
+    holds the cores (ten times slower here), OpenCV's kernel runs steadily on one."""
+    return np.asarray(cv2.gemm(a, b, 1.0, _NO_ADDEND, 0.0), np.float32)
+
+
+_NO_ADDEND = np.empty((0, 0), np.float32)
+
+
+@functools.cache
+def default_model() -> IndexModel:
+    """The committed model, loaded once per process."""
+    return IndexModel.load()
+
+
+def softmax(logits: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Row-wise softmax."""
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    exp = np.exp(shifted)
+    return cast(NDArray[np.float64], exp / exp.sum(axis=-1, keepdims=True))

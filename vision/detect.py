@@ -1,0 +1,620 @@
+"""Find where cards are: whole-card outlines, and lone card corners where outlines merge.
+
+Cards are light, nearly colourless rectangles. No single threshold separates them from every
+table (dark felt, light wood, a white cloth, uneven lamp light), so several masks are tried and
+their outlines pooled; the classifier later decides which outlines really hold a card:
+
+- global Otsu on a "paper" image (bright and unsaturated),
+- a local threshold (brighter than the neighbourhood) for uneven light,
+- regions enclosed by edges, for light tables where brightness alone cannot tell.
+
+Each outline becomes a quadrilateral: the convex hull approximated to four corners, each side
+then refitted as a straight line so rounded card corners do not pull the corners inwards.
+Blobs that are not quadrilaterals (overlapping or fanned cards, a card half under a book) give
+corner frames instead: every roughly square convex corner of the blob is a place where an
+index may sit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import cast
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry import CARD_ASPECT, Quad, order_quad, quad_area, quad_iou
+
+MIN_CARD_WIDTH_PX = 28
+"""Narrowest card, in working-image pixels, whose index can still be read: its rank glyph is
+then about 4 px tall."""
+
+MIN_CARD_AREA_PX = 0.8 * CARD_ASPECT * MIN_CARD_WIDTH_PX**2
+"""Smallest blob area, in square pixels, worth fitting a card to (with slack for tilt)."""
+
+MAX_CARD_AREA = 1.0
+"""Largest outline as a share of the image: a photo of one card filling the frame."""
+
+MIN_SIDE_RATIO = 0.33
+"""Smallest short-side to long-side ratio of a card outline: a poker card (0.72) seen at the
+steepest supported tilt (45 degrees) foreshortened along its length, with slack."""
+
+MIN_QUAD_FILL = 0.86
+"""Least share of its fitted quadrilateral a blob must fill to count as one whole card; two
+overlapping cards or a card with a corner covered fill less."""
+
+PADDING_PX = 6
+"""Dark frame added around the image so a card that fills the photo still has an outline."""
+
+CORNER_ANGLE_RANGE = (55.0, 125.0)
+"""Interior angles, in degrees, of blob corners that may be a card corner (90 degrees seen at
+up to 45 degrees tilt)."""
+
+CLOSE_INDEX = 0.012
+"""Width of the wider closing, as a share of the photo's long side: about the size of an index
+glyph on a small card, which thresholds cut out of the card's mask."""
+
+EDGE_PERCENTILE = 93.0
+"""Percentile of gradient strength taken as Canny's high threshold: card outlines are among the
+strongest edges in a table photo, whatever its exposure."""
+
+LOCAL_MARGIN = 12
+"""Grey levels by which card paper must outshine its neighbourhood in the local threshold."""
+
+DUPLICATE_IOU = 0.85
+"""Outlines from different masks overlapping this much are the same outline."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The working image and the derived images the detectors share."""
+
+    bgr: NDArray[np.uint8]
+    gray: NDArray[np.uint8]
+    paper: NDArray[np.uint8]
+    """Brightness minus saturation: high on white card stock, lower on coloured tables."""
+
+
+def prepare(bgr: NDArray[np.uint8]) -> Prepared:
+    """Compute the grey and "paper" images used by the detectors."""
+    gray = cast(NDArray[np.uint8], cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY))
+    hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
+    paper = cv2.subtract(hsv[:, :, 2], cv2.multiply(hsv[:, :, 1], np.array([0.6])))
+    return Prepared(bgr=bgr, gray=gray, paper=cast(NDArray[np.uint8], paper))
+
+
+def _odd(value: float) -> int:
+    return max(3, int(value) // 2 * 2 + 1)
+
+
+def card_masks(prepared: Prepared) -> list[NDArray[np.uint8]]:
+    """Binary masks (255 = maybe card) from the complementary thresholds described above."""
+    h, w = prepared.gray.shape
+    scale = max(h, w)
+    paper = cv2.GaussianBlur(prepared.paper, (5, 5), 0)
+    _, otsu = cv2.threshold(paper, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    # Brighter than the surroundings by a margin; the block spans about two cards.
+    local = cv2.adaptiveThreshold(
+        paper, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, _odd(scale / 6), -LOCAL_MARGIN
+    )
+    return [cast(NDArray[np.uint8], otsu), cast(NDArray[np.uint8], local), _edge_regions(prepared.gray)]
+
+
+def _edge_map(gray: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Canny edges with thresholds set from the photo's own gradient strengths."""
+    blurred = cv2.GaussianBlur(gray, (5, 5), 0)
+    gx = cv2.Sobel(blurred, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(blurred, cv2.CV_32F, 0, 1)
+    magnitude = cv2.magnitude(gx, gy)
+    high = float(np.clip(np.percentile(magnitude[::4, ::4], EDGE_PERCENTILE), 40.0, 400.0))
+    edges = cv2.Canny(blurred, 0.4 * high, high)
+    return cast(NDArray[np.uint8], cv2.dilate(edges, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))))
+
+
+def _edge_regions(gray: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Regions enclosed by strong edges (card outlines on a light table)."""
+    edges = _edge_map(gray)
+    # Everything not an edge and not connected to the photo border is an enclosed region.
+    regions = cv2.bitwise_not(edges)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(regions, connectivity=4)
+    touching = set(np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])).tolist())
+    keep = np.zeros(count, np.uint8)
+    for label in range(1, count):
+        if label not in touching and stats[label, cv2.CC_STAT_AREA] >= 0.5 * MIN_CARD_AREA_PX:
+            keep[label] = 255
+    filled = keep[labels]
+    # Give back the edge width the dilation took off the region.
+    return cast(NDArray[np.uint8], cv2.dilate(filled, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))))
+
+
+@dataclass(frozen=True)
+class Blob:
+    """One connected light region and the card outline fitted to it, if it is card-shaped."""
+
+    contour: NDArray[np.int32]
+    quad: Quad | None
+    area: float
+    lone_corners: bool
+    """Whether its outline is a region's edge, whose corners may be read one by one (False for
+    traced edge lines, whose kinks are mostly print on the cards)."""
+
+
+def find_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]:
+    """Card-sized light regions from every mask, and closed edge outlines, with their quads."""
+    h, w = prepared.gray.shape
+    image_area = float(h * w)
+    blobs: list[Blob] = []
+    small = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    large = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (_odd(CLOSE_INDEX * max(h, w)),) * 2)
+    for mask in masks:
+        # Close the ink of pips inside the card and open away thin bridges; a second, wider
+        # closing also fills index glyphs that bite into a small card's edge.
+        fine = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, small), cv2.MORPH_OPEN, small)
+        for variant in (fine, cv2.morphologyEx(fine, cv2.MORPH_CLOSE, large)):
+            padded = cv2.copyMakeBorder(
+                variant, PADDING_PX, PADDING_PX, PADDING_PX, PADDING_PX, cv2.BORDER_CONSTANT, value=0
+            )
+            contours, _ = cv2.findContours(padded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            for contour in contours:
+                area = float(cv2.contourArea(contour))
+                if MIN_CARD_AREA_PX <= area <= MAX_CARD_AREA * image_area:
+                    shifted = np.asarray(contour, np.int32) - PADDING_PX
+                    blobs.append(Blob(contour=shifted, quad=fit_quad(shifted), area=area, lone_corners=True))
+    # Closed edge loops (the classic "find squares" approach) catch cards touching each other
+    # or lying on a table as light as they are.
+    contours, _ = cv2.findContours(_edge_map(prepared.gray), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    for contour in contours:
+        area = float(cv2.contourArea(contour))
+        if MIN_CARD_AREA_PX <= area <= MAX_CARD_AREA * image_area:
+            quad = fit_quad(contour.astype(np.int32))
+            if quad is not None:
+                blobs.append(Blob(contour=contour.astype(np.int32), quad=quad, area=area, lone_corners=False))
+    return blobs
+
+
+def fit_quad(contour: NDArray[np.int32]) -> Quad | None:
+    """The card outline of a blob, or None if the blob is not one whole card."""
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    approx = None
+    for fraction in (0.02, 0.03, 0.045, 0.06):
+        candidate = cv2.approxPolyDP(hull, fraction * perimeter, True)
+        if len(candidate) == 4:
+            approx = candidate
+            break
+        if len(candidate) < 4:
+            break
+    if approx is None:
+        return None
+    quad = _refine_sides(contour.reshape(-1, 2).astype(np.float64), approx.reshape(4, 2).astype(np.float64))
+    if quad is None:
+        return None
+    quad = order_quad(quad)
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    if sides.min() / sides.max() < MIN_SIDE_RATIO:
+        return None
+    fitted = quad_area(quad)
+    if fitted <= 0 or float(cv2.contourArea(contour)) / fitted < MIN_QUAD_FILL:
+        return None
+    if not cv2.isContourConvex(quad.astype(np.float32)):
+        return None
+    return quad
+
+
+def _refine_sides(points: NDArray[np.float64], corners: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """Fit a line to the contour points along each side and intersect neighbouring lines."""
+    lines = []
+    for i in range(4):
+        a, b = corners[i], corners[(i + 1) % 4]
+        direction = b - a
+        length = float(np.linalg.norm(direction))
+        if length < 4:
+            return None
+        unit = direction / length
+        normal = np.array([-unit[1], unit[0]])
+        rel = points - a
+        along = rel @ unit
+        across = rel @ normal
+        # The middle 70 % of the side, away from the rounded corners.
+        near = (along > 0.15 * length) & (along < 0.85 * length) & (np.abs(across) < max(3.0, 0.04 * length))
+        if near.sum() < 5:
+            lines.append((a, unit))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(points[near].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    result = []
+    for i in range(4):
+        p, u = lines[i - 1]
+        q, v = lines[i]
+        matrix = np.array([[u[0], -v[0]], [u[1], -v[1]]])
+        if abs(np.linalg.det(matrix)) < 1e-6:
+            return None
+        t = np.linalg.solve(matrix, q - p)
+        result.append(p + t[0] * u)
+    refined = np.array(result)
+    # A refit that moves a corner far from the rough corner has locked onto something else.
+    if np.abs(refined - corners).max() > 0.25 * math.sqrt(max(quad_area(corners), 1.0)):
+        return None
+    return refined
+
+
+def unique_quads(blobs: list[Blob]) -> list[Quad]:
+    """The distinct card outlines among `blobs` (the masks often find the same card)."""
+    quads: list[Quad] = []
+    for blob in sorted(blobs, key=lambda b: -b.area):
+        if blob.quad is None:
+            continue
+        if all(quad_iou(blob.quad, kept) < DUPLICATE_IOU for kept in quads):
+            quads.append(blob.quad)
+    return quads
+
+
+@dataclass(frozen=True)
+class CornerFrame:
+    """A convex, roughly square blob corner where a card's index may be."""
+
+    origin: NDArray[np.float64]
+    x_unit: NDArray[np.float64]
+    """Unit vector along the side that would be the card's short (top) side."""
+    y_unit: NDArray[np.float64]
+    """Unit vector along the side that would be the card's long side."""
+    x_length: float
+    y_length: float
+    """Lengths of the two blob sides leaving the corner, in pixels."""
+
+
+CORNER_APPROX = 0.006
+"""Polygon tolerance for blob outlines, as a share of the perimeter: fine enough to keep the
+small steps a fanned hand's corners make."""
+
+MIN_TOP_SIDE = 0.08
+MIN_LONG_SIDE = 0.12
+"""Shortest visible top and long side at a lone corner, in card widths. An object or another
+card can touch a card right beside its index, so these are far below the index's own size;
+they only reject the kinks of ragged, textured blobs."""
+
+PLAUSIBLE_SIDE_RATIO = (0.5, 0.9)
+"""Short over long side of an outline that is taken as a whole card without looking for lone
+corners in it: a poker card is 0.72, steep tilt stretches it either way."""
+
+WIDTH_MERGE = 0.12
+"""Card-width guesses closer than this (relative) are the same guess."""
+
+SAME_CORNER_DISTANCE = 0.04
+SAME_CORNER_COS = 0.985
+"""Corner frames closer than this many card widths and turned less than 10 degrees apart are
+one corner: a patch's classifier tolerates that much misplacement."""
+
+MAX_LONE_CORNERS = 400
+"""Upper bound on lone-corner proposals per photo, which bounds the time a busy table costs."""
+
+
+def outline_polygon(contour: NDArray[np.int32]) -> NDArray[np.float64]:
+    """A blob's outline simplified to straight sides, as (n, 2) points."""
+    perimeter = cv2.arcLength(contour, True)
+    approx = cv2.approxPolyDP(contour, max(1.5, CORNER_APPROX * perimeter), True)
+    return np.asarray(approx, np.float64).reshape(-1, 2)
+
+
+def corner_frames(contour: NDArray[np.int32]) -> list[CornerFrame]:
+    """Convex corners of a blob with near-right angles, each as a right-handed card frame."""
+    approx = outline_polygon(contour)
+    n = len(approx)
+    if n < 3:
+        return []
+    # Orientation of the polygon decides which turn is convex.
+    x, y = approx[:, 0], approx[:, 1]
+    signed = float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
+    frames: list[CornerFrame] = []
+    lo, hi = CORNER_ANGLE_RANGE
+    for i in range(n):
+        here, before, after = approx[i], approx[i - 1], approx[(i + 1) % n]
+        a, b = before - here, after - here
+        la, lb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+        if la < 3 or lb < 3:
+            continue
+        cross = a[0] * b[1] - a[1] * b[0]
+        # Convex when the turn at this vertex has the polygon's own orientation.
+        if (cross > 0) == (signed > 0):
+            continue
+        angle = math.degrees(math.acos(float(np.clip(a @ b / (la * lb), -1.0, 1.0))))
+        if not lo <= angle <= hi:
+            continue
+        ua, ub = a / la, b / lb
+        # Right-handed card frame: x across the top, y down the side (cross(x, y) > 0 on screen).
+        if ua[0] * ub[1] - ua[1] * ub[0] > 0:
+            frames.append(CornerFrame(here, ua, ub, la, lb))
+        else:
+            frames.append(CornerFrame(here, ub, ua, lb, la))
+    return frames
+
+
+def plausible_card(quad: Quad) -> bool:
+    """True if an outline has the proportions of a whole card (not a truncated or merged one)."""
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    ratio = (sides[0] + sides[2]) / (sides[1] + sides[3])
+    ratio = min(ratio, 1.0 / ratio)
+    return bool(PLAUSIBLE_SIDE_RATIO[0] <= ratio <= PLAUSIBLE_SIDE_RATIO[1])
+
+
+def width_guesses(blob: Blob) -> list[float]:
+    """Card widths to try at a blob's lone corners when no whole card gives the size.
+
+    The blob's longest straight side is most often the long side of its topmost card, else a
+    short side; its narrow extent is about one card length for a fan or a row.
+    """
+    poly = outline_polygon(blob.contour)
+    longest = float(np.linalg.norm(poly - np.roll(poly, -1, axis=0), axis=1).max()) if len(poly) > 1 else 0.0
+    short = float(min(cv2.minAreaRect(blob.contour)[1]))
+    return merge_widths([longest / CARD_ASPECT, longest, short / CARD_ASPECT, short * 0.5])
+
+
+def merge_widths(widths: list[float]) -> list[float]:
+    """Drop near-duplicate width guesses and those too small to read."""
+    kept: list[float] = []
+    for width in sorted(w for w in widths if w >= MIN_CARD_WIDTH_PX):
+        if not kept or width > kept[-1] * (1 + WIDTH_MERGE):
+            kept.append(width)
+    return kept
+
+
+def corner_homographies(
+    blobs: list[Blob], widths: list[float], explained: list[Quad]
+) -> list[NDArray[np.float64]]:
+    """Card frames at the lone corners of every blob not already read as one whole card.
+
+    `widths` are card widths known from whole cards in the photo; without them each blob's
+    own `width_guesses` are used. Blobs whose outline matches one of the `explained` quads are
+    skipped. The masks often trace the same corner several times; each place, direction and
+    width is kept once, largest blobs first, at most `MAX_LONE_CORNERS`.
+    """
+    homographies: list[NDArray[np.float64]] = []
+    seen: list[_CornerKey] = []
+    for blob in sorted(blobs, key=lambda b: -b.area):
+        if not blob.lone_corners:
+            continue
+        if blob.quad is not None and any(quad_iou(blob.quad, quad) > DUPLICATE_IOU for quad in explained):
+            continue
+        guesses = widths or width_guesses(blob)
+        for frame in corner_frames(blob.contour):
+            for width in guesses:
+                if frame.x_length < MIN_TOP_SIDE * width or frame.y_length < MIN_LONG_SIDE * width:
+                    continue
+                key = (
+                    float(frame.origin[0]),
+                    float(frame.origin[1]),
+                    float(frame.x_unit[0]),
+                    float(frame.x_unit[1]),
+                    width,
+                )
+                if any(_same_corner(key, other) for other in seen):
+                    continue
+                seen.append(key)
+                homographies.append(frame_homography(frame, width))
+                if len(homographies) >= MAX_LONE_CORNERS:
+                    return homographies
+    return homographies
+
+
+_CornerKey = tuple[float, float, float, float, float]
+"""Origin x, y, top-side direction x, y, and card width of a corner frame."""
+
+
+def _same_corner(a: _CornerKey, b: _CornerKey) -> bool:
+    """Whether two corner frames are the same place, direction and size (within tolerance)."""
+    width = min(a[4], b[4])
+    return (
+        abs(a[4] - b[4]) < WIDTH_MERGE * width
+        and math.hypot(a[0] - b[0], a[1] - b[1]) < SAME_CORNER_DISTANCE * width
+        and a[2] * b[2] + a[3] * b[3] > SAME_CORNER_COS
+    )
+
+
+def frame_homography(frame: CornerFrame, card_width: float) -> NDArray[np.float64]:
+    """Affine map from card coordinates to the image for a card `card_width` px wide at `frame`."""
+    x_axis = frame.x_unit * card_width
+    y_axis = frame.y_unit * card_width
+    return np.array(
+        [[x_axis[0], y_axis[0], frame.origin[0]], [x_axis[1], y_axis[1], frame.origin[1]], [0.0, 0.0, 1.0]]
+    )
+
+
+def card_corners_from_frame(homography: NDArray[np.float64]) -> Quad:
+    """Image corners of the whole card implied by a corner frame (TL, TR, BR, BL)."""
+    card = np.array([[[0.0, 0.0], [1.0, 0.0], [1.0, CARD_ASPECT], [0.0, CARD_ASPECT]]])
+    return cast(Quad, cv2.perspectiveTransform(card, homography)[0])
+
+
+# Index glyphs found directly ------------------------------------------------------------------
+
+GLYPH_MIN_PX = 4
+"""Smallest glyph height, in pixels, that could be a readable rank."""
+
+GLYPH_MAX_SHARE = 0.13
+"""Largest glyph height as a share of the photo's long side (a card filling the frame has a
+rank glyph about this size)."""
+
+INK_CONTRAST = 0.7
+"""A pixel is ink when darker than this share of the brightest paper near it."""
+
+INK_RED = 45
+
+PAPER_BRIGHTNESS = 0.5
+"""The paper around a glyph must be at least this share of the photo's brightest grey (98th
+percentile): card stock is the lightest thing in a table photo, bar glare."""
+
+INK_DEPTH = 0.62
+"""A glyph's mean grey must be at most this share of the paper around it (printed indices are
+dark or saturated red; table texture and shading are not)."""
+"""Or when its red channel exceeds both others by this many grey levels (red suits)."""
+
+RANK_TO_SUIT = (0.7, 2.1)
+"""Distance from rank centre to suit centre, in rank-glyph sizes, over every deck rendered."""
+
+SUIT_TO_RANK_SIZE = (0.4, 1.25)
+"""Size of the suit glyph relative to the rank glyph in an index."""
+
+RANK_SHARE_OF_WIDTH = (0.15, 0.2)
+"""Rank glyph height in card widths, over the decks rendered (0.135-0.225); each value gives
+one card-size hypothesis."""
+
+RANK_CENTRE = (0.1, 0.14)
+"""Where the rank glyph's centre sits, in card widths from the card's corner (median deck)."""
+
+TYPICAL_SUIT_RATIO = 0.75
+TYPICAL_SPACING = 1.15
+"""Suit size over rank size, and rank-to-suit distance over rank size, of a typical index."""
+
+ELONGATED = 1.3
+"""Second-moment axis ratio above which a rank glyph's long axis is trusted as the card's
+up-down direction (letters and digits are about 1.5-2.5; suit shapes near 1)."""
+
+SUIT_BELOW_COS = 0.8
+"""The suit must lie within about 37 degrees of the rank's up-down axis."""
+
+MAX_GLYPH_PAIRS = 120
+"""Upper bound on glyph pairs read per photo (each at every `RANK_SHARE_OF_WIDTH`)."""
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    """Connected ink components that could be index glyphs."""
+
+    centres: NDArray[np.float64]
+    """(n, 2) centroids in pixels."""
+    sizes: NDArray[np.float64]
+    """Longer side of each bounding box, in pixels."""
+    axes: NDArray[np.float64]
+    """(n, 2) unit vectors along each glyph's long axis (sign arbitrary)."""
+    elongation: NDArray[np.float64]
+    """Ratio of the long to the short axis of each glyph's second moments (1 = round)."""
+
+
+def paper_regions(masks: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
+    """Where cards may be: card-sized regions of the masks with every hole filled."""
+    filled = np.zeros_like(masks[0])
+    for mask in masks:
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        big = [c for c in contours if cv2.contourArea(c) >= MIN_CARD_AREA_PX]
+        cv2.drawContours(filled, big, -1, 255, thickness=cv2.FILLED)
+    return filled
+
+
+def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
+    """Dark or red ink blobs lying on light paper inside `paper_mask` (255 = maybe card)."""
+    h, w = prepared.gray.shape
+    max_px = GLYPH_MAX_SHARE * max(h, w)
+    gray = prepared.gray
+    paper = cv2.dilate(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (_odd(max_px), _odd(max_px))))
+    dark = gray.astype(np.float32) < INK_CONTRAST * paper.astype(np.float32)
+    bgr = prepared.bgr.astype(np.int16)
+    red = (bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])) > INK_RED
+    ink = ((dark | red) & (paper_mask > 0)).astype(np.uint8)
+    _, labels, stats, centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    widths = stats[1:, cv2.CC_STAT_WIDTH].astype(np.float64)
+    heights = stats[1:, cv2.CC_STAT_HEIGHT].astype(np.float64)
+    areas = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
+    sizes = np.maximum(widths, heights)
+    fill = areas / np.maximum(widths * heights, 1.0)
+    # Print on a card is crisp ink on bright paper; texture on a table is neither.
+    ink_level = np.bincount(labels.ravel(), weights=gray.ravel(), minlength=len(stats))[1:] / np.maximum(
+        areas, 1.0
+    )
+    cx = np.clip(np.round(centres[1:, 0]).astype(int), 0, w - 1)
+    cy = np.clip(np.round(centres[1:, 1]).astype(int), 0, h - 1)
+    paper_level = paper[cy, cx].astype(np.float64)
+    bright = paper_level >= PAPER_BRIGHTNESS * float(np.percentile(gray[::4, ::4], 98))
+    crisp = ink_level <= INK_DEPTH * paper_level
+    shaped = (sizes >= GLYPH_MIN_PX) & (sizes <= max_px) & (fill > 0.12) & (fill < 0.97)
+    keep = np.nonzero(shaped & bright & crisp)[0]
+    axes = np.zeros((len(keep), 2))
+    elongation = np.ones(len(keep))
+    for k, index in enumerate(keep):
+        x, y, bw, bh = stats[index + 1, :4]
+        moments = cv2.moments(
+            (labels[y : y + bh, x : x + bw] == index + 1).astype(np.uint8), binaryImage=True
+        )
+        mu20, mu02, mu11 = moments["mu20"], moments["mu02"], moments["mu11"]
+        angle = 0.5 * math.atan2(2.0 * mu11, mu20 - mu02)
+        spread = math.hypot(mu20 - mu02, 2.0 * mu11)
+        major, minor = (mu20 + mu02 + spread) / 2.0, (mu20 + mu02 - spread) / 2.0
+        axes[k] = (math.cos(angle), math.sin(angle))
+        elongation[k] = math.sqrt(major / max(minor, 1e-6))
+    return Glyphs(
+        centres=centres[1:][keep].astype(np.float64), sizes=sizes[keep], axes=axes, elongation=elongation
+    )
+
+
+def glyph_homographies(glyphs: Glyphs) -> list[NDArray[np.float64]]:
+    """Card frames for the most index-like rank-above-suit pairs of glyphs.
+
+    The rank glyph's long axis gives the card's up-down direction (ranks are taller than wide;
+    "10" is two glyphs side by side, whose joining line is across), turned to point at the
+    suit; a round rank falls back to the rank-to-suit direction. The size of the rank gives
+    the card's size and the frame's corner is placed where the median deck puts it. Pairs are
+    ranked by how typical their size ratio and spacing are (pips pair up too, but are equal in
+    size and further apart) and at most `MAX_GLYPH_PAIRS` are kept.
+    """
+    centres, sizes = glyphs.centres.astype(np.float32), glyphs.sizes.astype(np.float32)
+    n = len(sizes)
+    if n < 2:
+        return []
+    dx = centres[None, :, 0] - centres[:, None, 0]
+    dy = centres[None, :, 1] - centres[:, None, 1]
+    distance = np.hypot(dx, dy)
+    # Two digits side by side ("10") also make a rank: add each close, same-height pair.
+    similar = np.abs(sizes[None, :] - sizes[:, None]) < 0.25 * sizes[:, None]
+    beside = similar & (distance < 1.1 * sizes[:, None]) & (distance > 0.3 * sizes[:, None])
+    first, second = np.nonzero(np.triu(beside, 1))
+    joins = centres[second] - centres[first]
+    joins /= np.maximum(np.linalg.norm(joins, axis=1, keepdims=True), 1e-6)
+    rank_centres = np.concatenate([centres, (centres[first] + centres[second]) / 2])
+    rank_sizes = np.concatenate([sizes, np.maximum(sizes[first], sizes[second])])
+    # Up-down axis of each rank candidate, and whether it is trustworthy.
+    rank_axes = np.concatenate([glyphs.axes, np.stack([joins[:, 1], -joins[:, 0]], axis=1)])
+    rank_sure = np.concatenate([glyphs.elongation >= ELONGATED, np.ones(len(first), bool)])
+    dx = centres[None, :, 0] - rank_centres[:, None, 0]
+    dy = centres[None, :, 1] - rank_centres[:, None, 1]
+    spacing = np.hypot(dx, dy) / rank_sizes[:, None]
+    ratio = sizes[None, :] / rank_sizes[:, None]
+    along = np.abs(dx * rank_axes[:, None, 0] + dy * rank_axes[:, None, 1]) / np.maximum(
+        spacing * rank_sizes[:, None], 1e-6
+    )
+    ok = (
+        (spacing >= RANK_TO_SUIT[0])
+        & (spacing <= RANK_TO_SUIT[1])
+        & (ratio >= SUIT_TO_RANK_SIZE[0])
+        & (ratio <= SUIT_TO_RANK_SIZE[1])
+        & (~rank_sure[:, None] | (along >= SUIT_BELOW_COS))
+    )
+    ranks, suits = np.nonzero(ok)
+    if ranks.size == 0:
+        return []
+    oddness = np.abs(np.log(ratio[ranks, suits] / TYPICAL_SUIT_RATIO)) + np.abs(
+        np.log(spacing[ranks, suits] / TYPICAL_SPACING)
+    )
+    homographies = []
+    for k in np.argsort(oddness, kind="stable")[:MAX_GLYPH_PAIRS]:
+        r, s = ranks[k], suits[k]
+        towards = np.array([dx[r, s], dy[r, s]], np.float64)
+        if rank_sure[r]:
+            down = rank_axes[r].astype(np.float64)
+            down *= 1.0 if float(down @ towards) >= 0 else -1.0
+        else:
+            down = towards / np.linalg.norm(towards)
+        across = np.array([down[1], -down[0]])  # right-handed: across x down > 0 on screen
+        for share in RANK_SHARE_OF_WIDTH:
+            width = float(rank_sizes[r]) / share
+            origin = rank_centres[r] - RANK_CENTRE[0] * width * across - RANK_CENTRE[1] * width * down
+            homographies.append(
+                np.array(
+                    [
+                        [across[0] * width, down[0] * width, origin[0]],
+                        [across[1] * width, down[1] * width, origin[1]],
+                        [0.0, 0.0, 1.0],
+                    ]
+                )
+            )
+    return homographies

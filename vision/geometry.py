@@ -1,0 +1,132 @@
+"""Card geometry: canonical card coordinates, quadrilaterals and corner patches.
+
+A card is measured in card widths: x runs 0..1 across the short side and y runs 0..`CARD_ASPECT`
+down the long side, with the printed index in the top-left corner. Every card in an image is
+described by a homography from these coordinates to image pixels; reading an index is then the
+same operation for a whole-card outline (four corners known) and for a lone visible corner.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import cast
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+CARD_ASPECT = 1.4
+"""Height over width of the canonical card: poker cards are 88/63 = 1.397; bridge cards
+(89/57 = 1.56) come out slightly squashed, which the training data includes."""
+
+INDEX_BOX_WIDTH = 0.28
+INDEX_BOX_HEIGHT = 0.49
+"""Size, in card widths, of the corner region read for the index: every deck the project
+renders prints its rank and suit inside 0.25 x 0.45 of the corner, and the margin absorbs
+outlines found a little off the true card edge."""
+
+PATCH_WIDTH_PX = 32
+PATCH_HEIGHT_PX = 56
+"""Pixel size of an index patch: the rank glyph comes out about 16-20 px tall, enough to tell
+an 8 from a 6 while keeping features small."""
+
+PATCH_PX_PER_CARD_WIDTH = PATCH_WIDTH_PX / INDEX_BOX_WIDTH
+"""Sampling density of a patch in pixels per card width (about 114)."""
+
+MAX_DOWNSAMPLE = 2.0
+"""Most source pixels per patch pixel before a coarser pyramid level is used; warping from a
+much finer image would alias thin strokes away."""
+
+Quad = NDArray[np.float64]
+"""Four (x, y) image points, shape (4, 2): top-left, top-right, bottom-right, bottom-left of a
+card held upright (index corner first), i.e. clockwise on screen."""
+
+
+def order_quad(points: NDArray[np.float64]) -> Quad:
+    """Order four corners clockwise on screen, starting so that the first side is a short one.
+
+    The card's upright direction is still ambiguous by 180 degrees (a card looks the same
+    upside down, apart from its picture), so callers read both index corners.
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # increasing angle is clockwise on screen (y points down)
+    side = np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1)
+    # Sides 0 and 2 are opposite; start on the pair that is shorter on average.
+    if side[0] + side[2] > side[1] + side[3]:
+        pts = np.roll(pts, -1, axis=0)
+    return cast(Quad, pts)
+
+
+def card_homography(quad: Quad) -> NDArray[np.float64]:
+    """Homography from canonical card coordinates to image pixels for an ordered quad."""
+    card = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, CARD_ASPECT], [0.0, CARD_ASPECT]], np.float32)
+    matrix = cv2.getPerspectiveTransform(card, quad.astype(np.float32))
+    return cast(NDArray[np.float64], matrix)
+
+
+def corner_homography(
+    origin: NDArray[np.float64], x_axis: NDArray[np.float64], y_axis: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Affine card frame at a corner: card (0, 0) at `origin`, one card width along `x_axis`,
+    and `y_axis` the image vector of one card width down the long side."""
+    return np.array(
+        [[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0.0, 0.0, 1.0]],
+        dtype=np.float64,
+    )
+
+
+ROTATE_HALF_TURN = np.array([[-1.0, 0.0, 1.0], [0.0, -1.0, CARD_ASPECT], [0.0, 0.0, 1.0]])
+"""Card-to-card map turning the card half a turn, so the bottom-right index reads as top-left."""
+
+
+def card_width_px(homography: NDArray[np.float64]) -> float:
+    """Length in image pixels of the card's top edge (one card width) under `homography`."""
+    ends = cv2.perspectiveTransform(np.array([[[0.0, 0.0], [1.0, 0.0]]]), homography)[0]
+    return float(np.linalg.norm(ends[1] - ends[0]))
+
+
+def build_pyramid(gray_or_bgr: NDArray[np.uint8], levels: int = 4) -> list[NDArray[np.uint8]]:
+    """Return the image and up to `levels - 1` successive half-size copies."""
+    pyramid = [gray_or_bgr]
+    for _ in range(levels - 1):
+        if min(pyramid[-1].shape[:2]) < 64:
+            break
+        pyramid.append(cast(NDArray[np.uint8], cv2.pyrDown(pyramid[-1])))
+    return pyramid
+
+
+def read_patch(pyramid: list[NDArray[np.uint8]], homography: NDArray[np.float64]) -> NDArray[np.uint8]:
+    """Sample the index region at the card's top-left under `homography` into a patch."""
+    width = card_width_px(homography)
+    level = 0
+    if width > MAX_DOWNSAMPLE * PATCH_PX_PER_CARD_WIDTH:
+        halvings = math.ceil(math.log2(width / (MAX_DOWNSAMPLE * PATCH_PX_PER_CARD_WIDTH)))
+        level = min(len(pyramid) - 1, halvings)
+    to_level = np.diag([0.5**level, 0.5**level, 1.0])
+    # pyrDown puts pixel centres at (2i + 0.5), so shift by the half-pixel offset.
+    to_level[0, 2] = to_level[1, 2] = 0.5**level * 0.5 - 0.5 if level else 0.0
+    patch_to_card = np.diag([1.0 / PATCH_PX_PER_CARD_WIDTH, 1.0 / PATCH_PX_PER_CARD_WIDTH, 1.0])
+    matrix = to_level @ homography @ patch_to_card
+    patch = cv2.warpPerspective(
+        pyramid[level],
+        matrix,
+        (PATCH_WIDTH_PX, PATCH_HEIGHT_PX),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return cast(NDArray[np.uint8], patch)
+
+
+def quad_area(quad: Quad) -> float:
+    """Area in square pixels of a quadrilateral (shoelace formula)."""
+    x, y = quad[:, 0], quad[:, 1]
+    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2.0)
+
+
+def quad_iou(a: Quad, b: Quad) -> float:
+    """Intersection over union of two convex quadrilaterals."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = quad_area(a) + quad_area(b) - float(inter)
+    return float(inter) / union if union > 0 else 0.0

@@ -1,0 +1,308 @@
+"""The recogniser: photo in, cards with confidences and corners out.
+
+Stages (each a function over arrays, see the modules named):
+
+1. `io.load_image`: decode, orient, shrink to working size.
+2. `detect.find_blobs`: light regions from several masks; whole-card outlines fitted to them.
+3. For each outline, `geometry.read_patch` samples both index corners (top-left, and
+   bottom-right turned half a turn) and `classify` reads and fuses them.
+4. Lone corners, read on their own, for cards whose outline is lost (fanned or overlapping
+   cards, a card under an object): convex corners of blobs that are not one card
+   (`detect.corner_frames`), and index corners placed from rank-above-suit glyph pairs
+   (`detect.glyph_homographies`).
+5. Duplicates are merged (a deck holds each card once) and confidences reported.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.classify import CardReading, IndexModel, IndexReading, default_model, fuse
+from vision.detect import (
+    Blob,
+    Prepared,
+    card_corners_from_frame,
+    card_masks,
+    corner_homographies,
+    find_blobs,
+    find_glyphs,
+    glyph_homographies,
+    merge_widths,
+    paper_regions,
+    prepare,
+    unique_quads,
+)
+from vision.geometry import (
+    ROTATE_HALF_TURN,
+    Quad,
+    build_pyramid,
+    card_homography,
+    card_width_px,
+    corner_homography,
+    quad_iou,
+    read_patch,
+)
+from vision.io import ImageInput, load_image
+
+MIN_PRESENCE = 0.5
+"""A candidate is reported only if it more likely than not shows an index at all."""
+
+MIN_CONFIDENCE = 0.5
+"""Detections less likely right than wrong (calibrated confidence) are not reported."""
+
+SUPPORT_CONFIDENCE = 0.5
+"""Proposals at least this sure of a card count as support for it in calibration."""
+
+UNSURE_BELOW = 0.8
+"""Reported cards under this confidence are named in a warning so the player checks them."""
+
+SQUARE_RATIO = 0.8
+"""Outlines whose short side is at least this share of the long side are read both ways up,
+because steep tilt can make a card's long side look the shorter."""
+
+SAME_CARD_IOU = 0.5
+"""Two readings whose card outlines overlap this much are of the same physical card."""
+
+SAME_INDEX = 0.2
+"""Readings whose index corners are closer than this many card widths read the same index."""
+
+OUTLINE_IOU = 0.3
+"""A whole outline overlapping a lone corner's estimated card this much is that card."""
+
+DARK_MEAN = 45
+"""Mean grey level (0-255) under which a photo is called too dark."""
+
+BLUR_VARIANCE = 12.0
+"""Variance of the Laplacian (on the working image) under which a photo is called blurry."""
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One physical card found in the photo."""
+
+    card: str
+    """Card code, e.g. '5H' (rank A23456789TJQK, suit CDHS)."""
+    confidence: float
+    """Probability, 0..1, that this card is really there and is `card`."""
+    corners: list[tuple[float, float]]
+    """The card's four corners in the original image's pixels (after EXIF orientation),
+    starting at the index corner that was read, clockwise on screen."""
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """Everything recognised in one photo."""
+
+    cards: list[Detection] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        """The result as JSON: {"cards": [{"card", "confidence", "corners"}], "warnings": [...]}."""
+        return json.dumps(self.to_dict())
+
+    def to_dict(self) -> dict[str, object]:
+        """The result as plain JSON-ready data."""
+        return {
+            "cards": [
+                {
+                    "card": d.card,
+                    "confidence": round(d.confidence, 4),
+                    "corners": [[round(x, 1), round(y, 1)] for x, y in d.corners],
+                }
+                for d in self.cards
+            ],
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A place where an index may be: a card frame whose top-left corner is to be read."""
+
+    homography: NDArray[np.float64]
+    """Card coordinates to working-image pixels (see `geometry`)."""
+    outline: int | None
+    """Which whole-card outline this corner belongs to (its two corners are fused), or None
+    for a lone corner of a blob."""
+    quad: Quad
+    """The card's four corners implied by the proposal, starting at the corner read."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A reading of one proposed card, before duplicates are merged."""
+
+    reading: CardReading
+    quad: Quad
+    whole: bool
+    confidence: float = 0.0
+    """Calibrated probability that this detection is right (set by `calibrate`)."""
+    support: int = 1
+    """How many proposals read this same card (set by `calibrate`)."""
+
+
+def recognise(image: ImageInput, model: IndexModel | None = None) -> Recognition:
+    """Find and name the cards in `image` (bytes, a path or a BGR array)."""
+    loaded = load_image(image)
+    model = model or default_model()
+    warnings = photo_warnings(loaded.pixels)
+    kept = merge(calibrate(find_candidates(loaded.pixels, model), model))
+    detections = [
+        Detection(
+            card=c.reading.card,
+            confidence=round(c.confidence, 4),
+            corners=[(float(x) * loaded.scale, float(y) * loaded.scale) for x, y in c.quad],
+        )
+        for c in kept
+    ]
+    if not detections:
+        warnings.append("no cards found")
+    unsure = [d.card for d in detections if d.confidence < UNSURE_BELOW]
+    if unsure:
+        warnings.append(f"not sure of {', '.join(unsure)}: check or retake closer")
+    return Recognition(cards=detections, warnings=warnings)
+
+
+def find_candidates(bgr: NDArray[np.uint8], model: IndexModel) -> list[Candidate]:
+    """Every reading of every proposal in a working-size image, before calibration and merging."""
+    prepared = prepare(bgr)
+    pyramid = build_pyramid(bgr)
+    masks = card_masks(prepared)
+    blobs = find_blobs(prepared, masks)
+    outlines = outline_proposals(unique_quads(blobs))
+    candidates = read_candidates(pyramid, outlines, model)
+    confident = [c.quad for c in candidates if c.whole and c.reading.confidence >= UNSURE_BELOW]
+    widths = [card_width_px(card_homography(quad)) for quad in confident]
+    lone = corner_proposals(blobs, widths, confident) + glyph_proposals(prepared, masks)
+    return candidates + read_candidates(pyramid, lone, model)
+
+
+def photo_warnings(bgr: NDArray[np.uint8]) -> list[str]:
+    """Problems with the photo itself, in a player's words."""
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    warnings = []
+    if float(gray.mean()) < DARK_MEAN:
+        warnings.append("image too dark")
+    elif float(cv2.Laplacian(gray, cv2.CV_64F).var()) < BLUR_VARIANCE:
+        warnings.append("image too blurry")
+    return warnings
+
+
+def outline_proposals(quads: list[Quad]) -> list[Proposal]:
+    """Both index corners of every whole-card outline (read both ways up when squarish)."""
+    proposals: list[Proposal] = []
+    outline = 0
+    for quad in quads:
+        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+        ways = [quad]
+        if (sides[0] + sides[2]) / (sides[1] + sides[3]) > SQUARE_RATIO:
+            ways.append(np.roll(quad, -1, axis=0))
+        for way in ways:
+            homography = card_homography(way)
+            proposals.append(Proposal(homography, outline, way))
+            proposals.append(Proposal(homography @ ROTATE_HALF_TURN, outline, np.roll(way, -2, axis=0)))
+            outline += 1
+            # The same two corners as lone square frames sized by the top edge: right even
+            # when the outline is of the visible part of a card only.
+            for start in (0, 2):
+                turned = np.roll(way, -start, axis=0)
+                top, side = turned[1] - turned[0], turned[3] - turned[0]
+                width = float(np.linalg.norm(top))
+                if width >= 1.0 and float(np.linalg.norm(side)) >= 1.0:
+                    homography = corner_homography(turned[0], top, side / np.linalg.norm(side) * width)
+                    proposals.append(Proposal(homography, None, card_corners_from_frame(homography)))
+    return proposals
+
+
+def corner_proposals(blobs: list[Blob], widths: list[float], explained: list[Quad]) -> list[Proposal]:
+    """Lone corners of blobs not read as one whole card, at the card widths given or guessed."""
+    homographies = corner_homographies(blobs, merge_widths(widths), explained)
+    return [Proposal(h, None, card_corners_from_frame(h)) for h in homographies]
+
+
+def glyph_proposals(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Proposal]:
+    """Index corners placed from rank-above-suit glyph pairs (for cards whose outline is lost)."""
+    glyphs = find_glyphs(prepared, paper_regions(masks))
+    return [Proposal(h, None, card_corners_from_frame(h)) for h in glyph_homographies(glyphs)]
+
+
+def read_candidates(
+    pyramid: list[NDArray[np.uint8]], proposals: list[Proposal], model: IndexModel
+) -> list[Candidate]:
+    """Read every proposal; fuse the two corners of each outline."""
+    if not proposals:
+        return []
+    readings = model.read(np.stack([read_patch(pyramid, p.homography) for p in proposals]))
+    by_outline: dict[int, list[tuple[Proposal, IndexReading]]] = {}
+    candidates = []
+    for proposal, reading in zip(proposals, readings, strict=True):
+        if proposal.outline is None:
+            candidates.append(Candidate(fuse([reading]), proposal.quad, whole=False))
+        else:
+            by_outline.setdefault(proposal.outline, []).append((proposal, reading))
+    for pairs in by_outline.values():
+        fused = fuse([reading for _, reading in pairs])
+        # Report corners starting at the index corner that read best.
+        best = max(pairs, key=lambda pair: pair[1].presence)[0]
+        candidates.append(Candidate(fused, best.quad, whole=True))
+        # Each corner alone too: an outline of a partly covered card is right at one end only,
+        # and the wrong end must not drag down what the right one reads.
+        candidates.extend(
+            Candidate(fuse([reading]), proposal.quad, whole=False) for proposal, reading in pairs
+        )
+    return candidates
+
+
+def calibrate(candidates: list[Candidate], model: IndexModel) -> list[Candidate]:
+    """Attach the calibrated confidence to each candidate (see `IndexModel.detection_confidence`)."""
+    votes: dict[str, int] = {}
+    for c in candidates:
+        if c.reading.presence >= MIN_PRESENCE and c.reading.confidence >= SUPPORT_CONFIDENCE:
+            votes[c.reading.card] = votes.get(c.reading.card, 0) + 1
+    calibrated = []
+    for c in candidates:
+        support = max(1, votes.get(c.reading.card, 0))
+        confidence = model.detection_confidence(c.reading, c.whole, support)
+        calibrated.append(replace(c, confidence=confidence, support=support))
+    return calibrated
+
+
+def merge(candidates: list[Candidate], minimum: float | None = None) -> list[Candidate]:
+    """Keep the best reading of each physical card, and each card code once (one deck)."""
+    floor = MIN_CONFIDENCE if minimum is None else minimum
+    sure = [c for c in candidates if c.reading.presence >= MIN_PRESENCE and c.confidence >= floor]
+    ranked = sorted(sure, key=lambda c: (-c.confidence, not c.whole))
+    kept: list[Candidate] = []
+    for candidate in ranked:
+        same = [i for i, k in enumerate(kept) if k.reading.card == candidate.reading.card]
+        if same:
+            # A lone corner only estimates the card's far corners; an outline of the same
+            # card, even a less confident one, knows them.
+            i = same[0]
+            if candidate.whole and not kept[i].whole and quad_iou(kept[i].quad, candidate.quad) > OUTLINE_IOU:
+                kept[i] = replace(kept[i], quad=candidate.quad, whole=True)
+            continue
+        if any(same_card(k, candidate) for k in kept):
+            continue
+        kept.append(candidate)
+    return kept
+
+
+def same_card(a: Candidate, b: Candidate) -> bool:
+    """Whether two readings are of one physical card: two outlines overlapping, or an index
+    corner of one where an index corner of the other is.
+
+    Fanned cards overlap most of their area, so overlap alone cannot tell neighbours apart,
+    but their index corners are a fraction of a card width apart at least.
+    """
+    if a.whole and b.whole and quad_iou(a.quad, b.quad) > SAME_CARD_IOU:
+        return True
+    width = min(float(np.linalg.norm(a.quad[1] - a.quad[0])), float(np.linalg.norm(b.quad[1] - b.quad[0])))
+    corners_a = (a.quad[0], a.quad[2]) if a.whole else (a.quad[0],)
+    corners_b = (b.quad[0], b.quad[2]) if b.whole else (b.quad[0],)
+    return any(float(np.linalg.norm(p - q)) < SAME_INDEX * width for p in corners_a for q in corners_b)

@@ -1,0 +1,646 @@
+"""Synthetic table photos: card faces composited onto made-up tables with camera effects.
+
+Everything here is generated: the table textures (felt, wood grain, cloth, tiles, dark and
+light surfaces) are synthesised from noise, the faces come from `vision.decks`, and the camera
+is simulated (perspective tilt, rotation, uneven light, glare, shadows, blur, sensor noise,
+JPEG). `render_show` makes a labelled cribbage show (four cards in a row or loose group and the
+starter lying apart); `vision.train` uses the same pieces for its training patches.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import cast
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.cards import CARD_CODES
+from vision.decks import FaceStyle, load_svg_decks, procedural_face, random_style
+
+Image = NDArray[np.uint8]
+FloatImage = NDArray[np.float32]
+
+CARD_MM = (63.0, 88.0)
+"""Width and height of a poker card in millimetres, the unit of table layouts."""
+
+MAX_TILT_DEG = 45.0
+"""Steepest camera tilt away from straight down that the generator simulates."""
+
+
+# Table textures -----------------------------------------------------------------------------
+
+
+def _noise(rng: np.random.Generator, shape: tuple[int, int], scale: float) -> FloatImage:
+    """Smooth noise in 0..1 with features about `scale` pixels across."""
+    small = (max(2, int(shape[1] / scale) + 2), max(2, int(shape[0] / scale) + 2))
+    grid = rng.random((small[1], small[0])).astype(np.float32)
+    big = cv2.resize(grid, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
+    return cast(FloatImage, np.clip(big, 0.0, 1.0))
+
+
+def _colour(rng: random.Random, lo: int, hi: int) -> NDArray[np.float32]:
+    return np.array([rng.randint(lo, hi) for _ in range(3)], np.float32)
+
+
+def _felt(rng: random.Random, nrng: np.random.Generator, size: tuple[int, int]) -> FloatImage:
+    base = rng.choice([(40, 110, 30), (90, 60, 20), (40, 40, 120), (60, 70, 70), (100, 40, 40)])
+    tone = np.array(base, np.float32) * rng.uniform(0.6, 1.4)
+    noise = nrng.normal(0.0, rng.uniform(4, 14), (size[1], size[0])).astype(np.float32)
+    fibre = np.asarray(cv2.GaussianBlur(noise, (0, 0), 0.8), np.float32)[:, :, None]
+    mottle = (_noise(nrng, (size[1], size[0]), rng.uniform(30, 200)) - 0.5)[:, :, None] * 30.0
+    return cast(FloatImage, tone + fibre + mottle)
+
+
+def _wood(rng: random.Random, nrng: np.random.Generator, size: tuple[int, int]) -> FloatImage:
+    w, h = size
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    angle = rng.uniform(0, math.pi)
+    u = x * math.cos(angle) + y * math.sin(angle)
+    warp = _noise(nrng, (h, w), rng.uniform(80, 300)) * rng.uniform(20, 90)
+    period = rng.uniform(6, 40)
+    rings = 0.5 + 0.5 * np.sin((u + warp) * 2 * math.pi / period)
+    rings = rings ** rng.uniform(1.0, 4.0)
+    light = np.array([rng.randint(110, 200), rng.randint(140, 210), rng.randint(170, 240)], np.float32)
+    dark = light * rng.uniform(0.35, 0.7)
+    img = dark + (light - dark) * rings[:, :, None]
+    planks = rng.random() < 0.5
+    if planks:
+        v = -x * math.sin(angle) + y * math.cos(angle)
+        gap = rng.uniform(60, 250)
+        seam = (np.abs((v % gap) - gap / 2) > gap / 2 - rng.uniform(1, 4)).astype(np.float32)
+        img *= (1.0 - 0.6 * seam)[:, :, None]
+    grain = nrng.normal(0, 6, (h, w, 1)).astype(np.float32)
+    return cast(FloatImage, img * rng.uniform(0.5, 1.1) + grain)
+
+
+def _plain(rng: random.Random, nrng: np.random.Generator, size: tuple[int, int], light: bool) -> FloatImage:
+    level = rng.randint(170, 245) if light else rng.randint(5, 70)
+    tint = np.array([level + rng.randint(-25, 25) for _ in range(3)], np.float32)
+    texture = (_noise(nrng, (size[1], size[0]), rng.uniform(4, 60)) - 0.5)[:, :, None] * rng.uniform(5, 40)
+    grain = nrng.normal(0, rng.uniform(1, 8), (size[1], size[0], 1)).astype(np.float32)
+    return cast(FloatImage, tint + texture + grain)
+
+
+def _cloth(rng: random.Random, nrng: np.random.Generator, size: tuple[int, int]) -> FloatImage:
+    w, h = size
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    period = rng.uniform(8, 80)
+    angle = rng.uniform(0, math.pi)
+    u = x * math.cos(angle) + y * math.sin(angle)
+    v = -x * math.sin(angle) + y * math.cos(angle)
+    a, b = _colour(rng, 20, 240), _colour(rng, 20, 240)
+    if rng.random() < 0.5:
+        pattern = ((u // period + v // period) % 2).astype(np.float32)
+    else:
+        pattern = (np.sin(u * 2 * math.pi / period) > 0).astype(np.float32)
+    pattern = cv2.GaussianBlur(pattern, (0, 0), 1.0)
+    img = a + (b - a) * pattern[:, :, None]
+    weave = nrng.normal(0, 8, (h, w, 1)).astype(np.float32)
+    return cast(FloatImage, img + weave)
+
+
+def _carpet(rng: random.Random, nrng: np.random.Generator, size: tuple[int, int]) -> FloatImage:
+    w, h = size
+    base = _colour(rng, 60, 200)
+    coarse = nrng.random((h // 3 + 1, w // 3 + 1)).astype(np.float32)
+    loops = np.asarray(
+        cv2.GaussianBlur(cv2.resize(coarse, (w, h), interpolation=cv2.INTER_LINEAR), (0, 0), 1.2), np.float32
+    )
+    return cast(FloatImage, base * (0.55 + 0.8 * loops[:, :, None]))
+
+
+def _tiles(rng: random.Random, nrng: np.random.Generator, size: tuple[int, int]) -> FloatImage:
+    img = _plain(rng, nrng, size, light=rng.random() < 0.7)
+    step = rng.randint(60, 300)
+    grout = _colour(rng, 60, 200)
+    thickness = rng.randint(2, 6)
+    for pos in range(rng.randint(0, step), max(size), step):
+        cv2.line(img, (pos, 0), (pos, size[1]), grout.tolist(), thickness)
+        cv2.line(img, (0, pos), (size[0], pos), grout.tolist(), thickness)
+    return img
+
+
+TABLES: dict[str, Callable[[random.Random, np.random.Generator, tuple[int, int]], FloatImage]] = {
+    "felt": _felt,
+    "wood": _wood,
+    "dark": lambda r, n, s: _plain(r, n, s, light=False),
+    "light": lambda r, n, s: _plain(r, n, s, light=True),
+    "cloth": _cloth,
+    "carpet": _carpet,
+    "tiles": _tiles,
+}
+"""Table texture generators by name."""
+
+
+def make_table(rng: random.Random, size: tuple[int, int], kind: str | None = None) -> FloatImage:
+    """A (height, width, 3) float BGR table texture of `size` = (width, height)."""
+    nrng = np.random.default_rng(rng.getrandbits(32))
+    kind = kind or rng.choice(sorted(TABLES))
+    return cast(FloatImage, np.clip(TABLES[kind](rng, nrng, size), 0, 255).astype(np.float32))
+
+
+def add_clutter(rng: random.Random, table: FloatImage, count: int) -> None:
+    """Draw everyday objects on the table (books, coins, pegs, a board) as solid shapes."""
+    h, w = table.shape[:2]
+    for _ in range(count):
+        colour = _colour(rng, 0, 255).tolist()
+        cx, cy = rng.randint(0, w), rng.randint(0, h)
+        size = rng.randint(min(w, h) // 30, min(w, h) // 4)
+        if rng.random() < 0.5:
+            box = cv2.boxPoints(((cx, cy), (size, size * rng.uniform(0.3, 1.5)), rng.uniform(0, 180)))
+            cv2.fillPoly(table, [np.round(box).astype(np.int32)], colour, cv2.LINE_AA)
+            for _ in range(rng.randint(0, 12)):  # print on a box, or holes in a cribbage board
+                px = int(cx + rng.uniform(-0.4, 0.4) * size)
+                py = int(cy + rng.uniform(-0.2, 0.2) * size)
+                cv2.circle(table, (px, py), rng.randint(1, 4), _colour(rng, 0, 255).tolist(), -1, cv2.LINE_AA)
+        else:
+            cv2.ellipse(
+                table,
+                (cx, cy),
+                (size // 2, int(size // 2 * rng.uniform(0.4, 1.0))),
+                rng.uniform(0, 180),
+                0,
+                360,
+                colour,
+                -1,
+                cv2.LINE_AA,
+            )
+
+
+# Compositing ---------------------------------------------------------------------------------
+
+
+def face_quad(face: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """The four corners of a face image, clockwise from top-left, in its own pixels."""
+    h, w = face.shape[:2]
+    return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+
+
+def paste_card(
+    canvas: FloatImage,
+    occupancy: NDArray[np.int16] | None,
+    face: NDArray[np.uint8],
+    quad: NDArray[np.float32],
+    label: int,
+    rng: random.Random,
+    shadow: bool = True,
+) -> None:
+    """Warp a BGRA face onto `canvas` at image `quad`, with a soft drop shadow.
+
+    `occupancy` (if given) records which card is on top at each pixel (`label`), so visibility
+    of each index can be measured afterwards.
+    """
+    h, w = canvas.shape[:2]
+    width = float(np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])) / 2
+    if face.shape[1] > 1.5 * width:
+        # Shrink first: a perspective warp samples without averaging and would alias strokes.
+        factor = 1.2 * width / face.shape[1]
+        size_px = (max(2, round(face.shape[1] * factor)), max(2, round(face.shape[0] * factor)))
+        face = cast(NDArray[np.uint8], cv2.resize(face, size_px, interpolation=cv2.INTER_AREA))
+    matrix = cv2.getPerspectiveTransform(face_quad(face), quad.astype(np.float32))
+    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 12
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 12
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
+    size = (x1 - x0, y1 - y0)
+    warped = cv2.warpPerspective(
+        face,
+        shift @ matrix,
+        size,
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0, 0, 0, 0),
+    )
+    alpha = warped[:, :, 3:4].astype(np.float32) / 255.0
+    region = canvas[y0:y1, x0:x1]
+    if shadow:
+        strength = rng.uniform(0.15, 0.45)
+        offset = (rng.uniform(-4, 4), rng.uniform(1, 6))
+        blur = rng.uniform(2, 8)
+        moved = cv2.warpAffine(
+            alpha[:, :, 0], np.array([[1, 0, offset[0]], [0, 1, offset[1]]], np.float32), size
+        )
+        soft = cv2.GaussianBlur(moved, (0, 0), blur)
+        region *= (1.0 - strength * soft)[:, :, None]
+    region[:] = region * (1.0 - alpha) + warped[:, :, :3].astype(np.float32) * alpha
+    if occupancy is not None:
+        occupancy[y0:y1, x0:x1][alpha[:, :, 0] > 0.5] = label
+
+
+AUTO_EXPOSURE_MAX_GAIN = 3.0
+"""Most a simulated phone brightens a dim photo (about 1.5 stops)."""
+
+LIGHT_GRID_PX = 8
+"""Lighting is computed on a grid this many pixels apart and interpolated: light varies slowly."""
+
+
+def apply_camera(image: FloatImage, rng: random.Random, harsh: bool = True) -> Image:
+    """Simulate lighting and the camera: uneven light, colour cast, glare, blur, noise.
+
+    The result is still uncompressed; `jpeg` adds compression.
+    """
+    h, w = image.shape[:2]
+    gh, gw = max(2, h // LIGHT_GRID_PX), max(2, w // LIGHT_GRID_PX)
+    y, x = np.mgrid[0:gh, 0:gw].astype(np.float32)
+    y *= h / gh
+    x *= w / gw
+    # A light gradient across the table and a vignette.
+    angle = rng.uniform(0, 2 * math.pi)
+    ramp = (x * math.cos(angle) + y * math.sin(angle)) / max(h, w)
+    ramp -= ramp.mean()
+    light = 1.0 + rng.uniform(0.0, 0.9 if harsh else 0.4) * ramp
+    radius = ((x - w / 2) ** 2 + (y - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+    light *= 1.0 - rng.uniform(0.0, 0.35) * radius
+    if harsh and rng.random() < 0.3:  # a shadow cast across the table, e.g. by the player
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        blob = np.exp(
+            -(((x - cx) / (w * rng.uniform(0.1, 0.5))) ** 2 + ((y - cy) / (h * rng.uniform(0.1, 0.5))) ** 2)
+        )
+        light *= 1.0 - rng.uniform(0.2, 0.55) * blob
+    light *= rng.uniform(0.35, 1.15) if harsh else rng.uniform(0.75, 1.1)
+    glare = np.zeros_like(light)
+    if rng.random() < (0.5 if harsh else 0.2):  # glare: a soft bright spot from a lamp
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        sx, sy = w * rng.uniform(0.02, 0.15), h * rng.uniform(0.02, 0.15)
+        glare = rng.uniform(60, 200) * np.exp(-(((x - cx) / sx) ** 2 + ((y - cy) / sy) ** 2))
+    light_full = cv2.resize(light, (w, h), interpolation=cv2.INTER_LINEAR)
+    glare_full = cv2.resize(glare.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    tint = (rng.uniform(0.8, 1.1), rng.uniform(0.9, 1.05), rng.uniform(0.85, 1.15))
+    out = np.empty_like(image)
+    for channel in range(3):
+        out[:, :, channel] = image[:, :, channel] * light_full * tint[channel] + glare_full
+    # Auto-exposure: a phone brightens a dim scene until its highlights are near white (and
+    # amplifies the noise with it), so dim light mostly costs contrast and noise, not level.
+    highlight = float(np.percentile(out[::7, ::7], 99))
+    gain = min(AUTO_EXPOSURE_MAX_GAIN, max(1.0, rng.uniform(190, 245) / max(highlight, 1.0)))
+    if rng.random() < 0.8:
+        out *= gain
+    else:
+        gain = 1.0  # some photos stay dim (exposure locked, or a very dark room)
+    sigma = rng.choice([0.0, 0.0, rng.uniform(0.3, 1.0), rng.uniform(0.8, 2.2 if harsh else 1.2)])
+    if sigma > 0:
+        out = np.asarray(cv2.GaussianBlur(out, (0, 0), sigma), np.float32)
+    if harsh and rng.random() < 0.15:  # a little hand shake
+        length = rng.randint(3, 9)
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2, :] = 1.0 / length
+        rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1.0)
+        turned = np.asarray(cv2.warpAffine(kernel, rot, (length, length)), np.float32)
+        out = np.asarray(cv2.filter2D(out, -1, turned / max(float(turned.sum()), 1e-6)), np.float32)
+    noise = np.empty_like(out)
+    level = rng.uniform(1.0, 6.0 if harsh else 3.0) * math.sqrt(gain)
+    cv2.setRNGSeed(rng.getrandbits(31))
+    cv2.randn(noise, np.array([0.0]), np.array([level]))
+    out += noise
+    return cast(Image, np.clip(out, 0, 255).astype(np.uint8))
+
+
+def jpeg(image: Image, quality: int) -> Image:
+    """Round-trip through JPEG at `quality`, as a phone upload would."""
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    return cast(Image, cv2.imdecode(data, cv2.IMREAD_COLOR))
+
+
+# Faces ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class FaceLibrary:
+    """Decks to draw faces from: rendered SVG decks and procedural styles."""
+
+    svg: list[tuple[str, dict[str, NDArray[np.uint8]]]] = field(default_factory=list)
+    styles: list[FaceStyle] = field(default_factory=list)
+    svg_share: float = 0.6
+    """Probability that a photo's deck is an SVG deck when both kinds are available."""
+
+    def deck(self, rng: random.Random) -> Callable[[str], NDArray[np.uint8]]:
+        """Pick a deck for one photo and return its face lookup (procedural faces drawn lazily)."""
+        if self.svg and (not self.styles or rng.random() < self.svg_share):
+            _, faces = rng.choice(self.svg)
+            return faces.__getitem__
+        style = rng.choice(self.styles)
+        seed = rng.getrandbits(32)
+        return lambda code: procedural_face(code, style, random.Random(seed + CARD_CODES.index(code)))
+
+
+def procedural_library(seed: int, count: int = 24, truetype: bool = False) -> FaceLibrary:
+    """Faces from `count` procedural deck styles only (no files needed unless `truetype`)."""
+    rng = random.Random(seed)
+    return FaceLibrary(styles=[random_style(rng, allow_truetype=truetype) for _ in range(count)])
+
+
+def full_library(seed: int, svg_names: Sequence[str] | None = None, styles: int = 40) -> FaceLibrary:
+    """SVG decks that are installed (optionally only `svg_names`) plus procedural styles."""
+    svg = [(name, faces) for name, faces in load_svg_decks() if svg_names is None or name in svg_names]
+    library = procedural_library(seed, styles, truetype=True)
+    library.svg = svg
+    return library
+
+
+# Photos ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SyntheticPhoto:
+    """A generated photo and its truth."""
+
+    image: Image
+    """BGR pixels (already JPEG-compressed like an upload)."""
+    cards: tuple[str, ...]
+    """Codes of the readable cards; for a show the four hand cards then the starter."""
+    starter_index: int | None
+    """Position of the starter in `cards` (None when the photo is not a show)."""
+    quads: tuple[NDArray[np.float32], ...]
+    """Image corners of each readable card, clockwise from its printed top-left corner."""
+    placed: tuple[PlacedCard, ...] = ()
+    """Every card on the table, readable or not, with how much of each index shows."""
+
+    def jpeg_bytes(self, quality: int = 92) -> bytes:
+        """The photo as JPEG file bytes, ready to upload."""
+        ok, data = cv2.imencode(".jpg", self.image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if not ok:
+            raise ValueError("JPEG encoding failed")
+        return bytes(data.tobytes())
+
+
+@dataclass(frozen=True)
+class PlacedCard:
+    """A card as composited: where it lies and how much of each index corner is uncovered."""
+
+    card: str
+    quad: NDArray[np.float32]
+    """Image corners, clockwise from the printed top-left corner."""
+    visible: tuple[float, float]
+    """Uncovered share of the top-left and of the bottom-right index region."""
+    aspect: float
+    """Height over width of the face."""
+
+
+INDEX_VISIBLE_FRACTION = 0.9
+"""Share of an index region that must stay uncovered for the card to count as readable."""
+
+INDEX_REGION = (0.25, 0.45)
+"""Corner region, in card widths, that holds the index on every deck used."""
+
+_MAX_LAYOUT_TRIES = 50
+
+Spot = tuple[float, float, float]
+"""Card centre x, y in millimetres on the table and rotation in degrees."""
+
+
+def _layout_row(rng: random.Random, count: int) -> list[Spot]:
+    """A row, neat or overlapping like a small fan."""
+    cw = CARD_MM[0]
+    gap = rng.choice([rng.uniform(4, 25), rng.uniform(-42, 0)])
+    fan = rng.uniform(-6, 6) if gap < 0 else rng.uniform(-2, 2)
+    middle = (count - 1) / 2
+    return [
+        (
+            i * (cw + gap) + rng.uniform(-3, 3),
+            rng.uniform(-4, 4) + abs(i - middle) * abs(fan) * 1.5,
+            (i - middle) * fan + rng.uniform(-3, 3),
+        )
+        for i in range(count)
+    ]
+
+
+def _layout_group(rng: random.Random, count: int) -> list[Spot]:
+    """A loose block two cards wide."""
+    cw, ch = CARD_MM
+    return [
+        (
+            (i % 2) * (cw + rng.uniform(5, 30)) + rng.uniform(-8, 8),
+            (i // 2) * (ch + rng.uniform(5, 30)) + rng.uniform(-8, 8),
+            rng.uniform(-25, 25),
+        )
+        for i in range(count)
+    ]
+
+
+def _layout_scatter(rng: random.Random, count: int) -> list[Spot]:
+    """Cards dropped anywhere, at any rotation, sometimes touching."""
+    cw = CARD_MM[0]
+    return [
+        (i * (cw + rng.uniform(0, 30)) + rng.uniform(-15, 15), rng.uniform(-50, 50), rng.uniform(-180, 180))
+        for i in range(count)
+    ]
+
+
+def _layout_fan(rng: random.Random, count: int) -> list[Spot]:
+    """A hand held in a fan and laid down: cards turned about a common pivot below them."""
+    ch = CARD_MM[1]
+    step = rng.uniform(5, 14)
+    radius = ch * rng.uniform(0.6, 1.1)
+    spots = []
+    for i in range(count):
+        angle = (i - (count - 1) / 2) * step
+        t = math.radians(angle)
+        spots.append((radius * math.sin(t), -radius * math.cos(t), angle))
+    return spots
+
+
+LAYOUTS = {"row": _layout_row, "group": _layout_group, "scatter": _layout_scatter, "fan": _layout_fan}
+"""How cards can lie on the table, by name."""
+
+
+def _show_spots(rng: random.Random) -> list[Spot]:
+    """Four hand cards (row, group or scattered) and then the starter lying apart."""
+    cw, ch = CARD_MM
+    kind = rng.random()
+    spots = (
+        _layout_row(rng, 4)
+        if kind < 0.45
+        else _layout_group(rng, 4)
+        if kind < 0.75
+        else _layout_scatter(rng, 4)
+    )
+    xs = [s[0] for s in spots]
+    ys = [s[1] for s in spots]
+    side = rng.choice(["above", "below", "left", "right"])
+    if side in ("above", "below"):
+        sx = rng.uniform(min(xs), max(xs))
+        sy = (min(ys) - ch - rng.uniform(25, 70)) if side == "above" else (max(ys) + ch + rng.uniform(25, 70))
+    else:
+        sy = rng.uniform(min(ys), max(ys))
+        sx = (min(xs) - cw - rng.uniform(25, 70)) if side == "left" else (max(xs) + cw + rng.uniform(25, 70))
+    spots.append((sx, sy, rng.uniform(-180, 180) if rng.random() < 0.5 else rng.uniform(-15, 15)))
+    return spots
+
+
+def _card_corners_mm(spot: Spot, aspect: float) -> NDArray[np.float64]:
+    cx, cy, angle = spot
+    cw, ch = CARD_MM[0], CARD_MM[0] * aspect
+    local = np.array([[-cw / 2, -ch / 2], [cw / 2, -ch / 2], [cw / 2, ch / 2], [-cw / 2, ch / 2]])
+    t = math.radians(angle)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    return cast(NDArray[np.float64], local @ rot.T + np.array([cx, cy]))
+
+
+def project_tilted(rng: random.Random, table_pts: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Where a camera sees table points: random spin, then a tilt up to MAX_TILT_DEG.
+
+    A pinhole looking down at the tilt angle: points further along the tilt direction are
+    further away and shrink. Units of the result are arbitrary; callers scale and place it.
+    """
+    centre = table_pts.mean(axis=0)
+    spin = math.radians(rng.uniform(0, 360))
+    rot = np.array([[math.cos(spin), -math.sin(spin)], [math.sin(spin), math.cos(spin)]])
+    pts = (table_pts - centre) @ rot.T
+    tilt = math.radians(rng.uniform(0, MAX_TILT_DEG))
+    distance = rng.uniform(2.5, 5.0) * float(np.ptp(pts, axis=0).max())
+    lean = math.radians(rng.uniform(0, 360))
+    direction = np.array([math.cos(lean), math.sin(lean)])
+    normal = np.array([-direction[1], direction[0]])
+    depth = distance + (pts @ direction) * math.sin(tilt)
+    along = (pts @ direction) * math.cos(tilt) / depth
+    across = (pts @ normal) / depth
+    return cast(NDArray[np.float64], along[:, None] * direction + across[:, None] * normal)
+
+
+def _camera(
+    rng: random.Random, table_pts: NDArray[np.float64], size: tuple[int, int], fill: float
+) -> NDArray[np.float64]:
+    """Homography from table mm to image pixels, the layout covering `fill` of the frame."""
+    proj = project_tilted(rng, table_pts)
+    w, h = size
+    span = np.ptp(proj, axis=0)
+    scale = fill * min(w / span[0], h / span[1])
+    placed = (proj - proj.min(axis=0)) * scale
+    room = np.array([w, h]) - np.ptp(placed, axis=0)
+    placed += np.array([rng.uniform(0, max(room[0], 0)), rng.uniform(0, max(room[1], 0))])
+    matrix = cv2.findHomography(table_pts.astype(np.float32), placed.astype(np.float32))[0]
+    return cast(NDArray[np.float64], matrix)
+
+
+def _compose(
+    rng: random.Random,
+    codes: Sequence[str],
+    faces: Sequence[NDArray[np.uint8]],
+    spots: Sequence[Spot],
+    size: tuple[int, int],
+    harsh: bool,
+    fill: float,
+) -> tuple[Image, list[PlacedCard]] | None:
+    """Lay the cards out on a synthetic table and photograph it; None if a card falls off."""
+    corners_mm = [
+        _card_corners_mm(spot, face.shape[0] / face.shape[1]) for spot, face in zip(spots, faces, strict=True)
+    ]
+    camera = _camera(rng, np.concatenate(corners_mm), size, fill)
+    quads = [cv2.perspectiveTransform(c.reshape(1, 4, 2), camera)[0].astype(np.float32) for c in corners_mm]
+    w, h = size
+    for quad in quads:
+        if quad.min() < 2 or quad[:, 0].max() > w - 3 or quad[:, 1].max() > h - 3:
+            return None
+    table = make_table(rng, size)
+    if rng.random() < 0.5:
+        add_clutter(rng, table, rng.randint(1, 4))  # drawn first, so it lies under the cards
+    occupancy = np.full((h, w), -1, np.int16)
+    for i, (quad, face) in enumerate(zip(quads, faces, strict=True)):
+        paste_card(table, occupancy, face, quad, i, rng)
+    placed = [
+        PlacedCard(code, quad, index_visibility(occupancy, quad, face, i), face.shape[0] / face.shape[1])
+        for i, (code, quad, face) in enumerate(zip(codes, quads, faces, strict=True))
+    ]
+    image = apply_camera(table, rng, harsh)
+    return jpeg(image, rng.randint(55, 95) if harsh else rng.randint(80, 95)), placed
+
+
+def render_show(
+    seed: int, library: FaceLibrary | None = None, size: tuple[int, int] = (1600, 1200), harsh: bool = True
+) -> SyntheticPhoto:
+    """Render a labelled cribbage show: four hand cards then the starter, all readable.
+
+    Without a `library` the faces are procedural (no files needed), so the same `seed` gives
+    the same photo on any machine with the same OpenCV build.
+    """
+    rng = random.Random(seed)
+    library = library or procedural_library(seed)
+    deck = library.deck(rng)
+    codes = tuple(rng.sample(CARD_CODES, 5))
+    faces = [deck(code) for code in codes]
+    for _ in range(_MAX_LAYOUT_TRIES):
+        composed = _compose(rng, codes, faces, _show_spots(rng), size, harsh, rng.uniform(0.45, 0.95))
+        if composed is None:
+            continue
+        image, placed = composed
+        if all(max(card.visible) >= INDEX_VISIBLE_FRACTION for card in placed):
+            return SyntheticPhoto(
+                image=image,
+                cards=codes,
+                starter_index=4,
+                quads=tuple(p.quad for p in placed),
+                placed=tuple(placed),
+            )
+    raise RuntimeError(f"no readable layout found for seed {seed}")
+
+
+def render_table(seed: int, library: FaceLibrary, size: tuple[int, int] = (1280, 960)) -> SyntheticPhoto:
+    """Render 1-10 cards in any layout (rows, groups, scattered, fans); hidden ones included."""
+    rng = random.Random(seed)
+    deck = library.deck(rng)
+    for _ in range(_MAX_LAYOUT_TRIES):
+        kind = rng.choice(sorted(LAYOUTS))
+        count = rng.randint(3, 10) if kind == "fan" else rng.randint(1, 6)
+        codes = tuple(rng.sample(CARD_CODES, count))
+        faces = [deck(code) for code in codes]
+        composed = _compose(rng, codes, faces, LAYOUTS[kind](rng, count), size, True, rng.uniform(0.3, 0.95))
+        if composed is None:
+            continue
+        image, placed = composed
+        readable = [p for p in placed if max(p.visible) >= INDEX_VISIBLE_FRACTION]
+        return SyntheticPhoto(
+            image=image,
+            cards=tuple(p.card for p in readable),
+            starter_index=None,
+            quads=tuple(p.quad for p in readable),
+            placed=tuple(placed),
+        )
+    raise RuntimeError(f"no layout fits for seed {seed}")
+
+
+def index_visibility(
+    occupancy: NDArray[np.int16], quad: NDArray[np.float32], face: NDArray[np.uint8], label: int
+) -> tuple[float, float]:
+    """Uncovered share of the card's top-left and bottom-right index regions in `occupancy`."""
+    fw, fh = face.shape[1], face.shape[0]
+    rw, rh = INDEX_REGION[0] * fw, INDEX_REGION[1] * fw
+    matrix = cv2.getPerspectiveTransform(face_quad(face), quad)
+    shares = []
+    for box in (
+        [[0, 0], [rw, 0], [rw, rh], [0, rh]],
+        [[fw - rw, fh - rh], [fw, fh - rh], [fw, fh], [fw - rw, fh]],
+    ):
+        region = cv2.perspectiveTransform(np.array([box], np.float32), matrix)[0]
+        shares.append(visible_share(occupancy, region, label))
+    return shares[0], shares[1]
+
+
+def visible_share(occupancy: NDArray[np.int16], region: NDArray[np.float32], label: int) -> float:
+    """Share of the pixels inside polygon `region` where card `label` is on top."""
+    x0, y0 = np.maximum(np.floor(region.min(axis=0)).astype(int), 0)
+    x1, y1 = np.ceil(region.max(axis=0)).astype(int) + 1
+    window = occupancy[y0:y1, x0:x1]
+    if window.size == 0:
+        return 0.0
+    mask = np.zeros(window.shape, np.uint8)
+    cv2.fillPoly(mask, [np.round(region - np.array([x0, y0])).astype(np.int32)], 1)
+    inside = mask > 0
+    total = int(inside.sum())
+    return float((window[inside] == label).sum()) / total if total else 0.0
+
+
+def render_blank_table(seed: int, size: tuple[int, int] = (1600, 1200)) -> Image:
+    """A table photo with no cards on it (clutter allowed), for "no cards found" checks."""
+    rng = random.Random(seed)
+    table = make_table(rng, size)
+    add_clutter(rng, table, rng.randint(0, 3))
+    return jpeg(apply_camera(table, rng, harsh=False), 90)
