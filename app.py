@@ -17,7 +17,7 @@ from typing import Any
 
 from flask import Flask
 
-from web import api, count, discard, errors, http, matches, peg, present
+from web import api, count, discard, errors, http, matches, peg, photo, present
 from web.csrf import csrf
 from web.storage import init_store
 
@@ -27,8 +27,8 @@ DEFAULT_PORT = 8000
 SERVER_THREADS = 8
 """Waitress worker threads: a table of phones polling every 2 s needs only a few."""
 
-MAX_UPLOAD_BYTES = 16 * 1024 * 1024
-"""Largest request body (16 MiB): room for one full-resolution phone photo, nothing bigger."""
+MAX_UPLOAD_BYTES = 15 * 1024 * 1024
+"""Largest request body (15 MB): room for one full-resolution phone photo, nothing bigger (issue 5)."""
 
 SECRET_KEY_FILE = "secret_key"
 """File in the instance folder holding the session/CSRF key, made on first start."""
@@ -73,8 +73,8 @@ def create_app(test_config: Mapping[str, Any] | None = None, instance_path: str 
     http.init_app(app)
     present.init_app(app)
     errors.init_app(app)
-    # One blueprint per area; the photo flow registers its own blueprint here too.
-    for bp in (count.bp, peg.bp, discard.bp, matches.bp, api.bp, http.assets):
+    # One blueprint per area (photo also answers POST /api/recognise, exempt from CSRF itself).
+    for bp in (count.bp, peg.bp, discard.bp, matches.bp, photo.bp, api.bp, http.assets):
         app.register_blueprint(bp)
     csrf.exempt(api.bp)
     return app

@@ -21,7 +21,7 @@ CONTENT_SECURITY_POLICY = "; ".join((
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self'",
+    "img-src 'self' data:",  # the photo flow shows the player's photo inline: the server keeps none
     "connect-src 'self'",
     "manifest-src 'self'",
     "font-src 'self'",
