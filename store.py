@@ -23,6 +23,8 @@ lock, so it sees exactly the events the new one will follow and should be quick.
 
 Ids. Scorer and viewer ids are independent random tokens, so one link never reveals the other.
 A lookup lets the database's index find the row, then confirms the exact id in constant time.
+:meth:`Store.by_link` takes either id and answers which it was and the match's last ``seq`` in
+one query: all a poll needs to say "nothing new", and all a page needs to find its cached replay.
 
 Durability. An append returns only after its transaction committed. SQLite runs in WAL mode with
 ``synchronous=FULL``: each commit syncs the write-ahead log to disk, so an acknowledged event
@@ -67,10 +69,10 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 __all__ = [
-    "Store", "MatchRecord", "StoredEvent", "AppendResult", "JSONObject", "matches_table", "events_table",
-    "StoreError", "MatchNotFound", "StaleAppend", "StoreUnavailable", "InvalidRecord",
+    "Store", "MatchRecord", "LinkedMatch", "StoredEvent", "AppendResult", "JSONObject", "matches_table",
+    "events_table", "StoreError", "MatchNotFound", "StaleAppend", "StoreUnavailable", "InvalidRecord",
     "ID_BYTES", "MAX_ID_CHARS", "MAX_DOCUMENT_CHARS", "MAX_IDEMPOTENCY_KEY_CHARS",
-    "DEFAULT_LOCK_TIMEOUT_S",
+    "DEFAULT_LOCK_TIMEOUT_S", "PG_POOL_RECYCLE_S",
 ]
 
 JSONObject = dict[str, Any]
@@ -97,6 +99,10 @@ _BACKOFF_MAX_S: Final = 0.05
 _SQLITE_BUSY: Final = 5
 _SQLITE_LOCKED: Final = 6
 """Primary SQLite result codes meaning "another connection holds a lock": worth a retry."""
+PG_POOL_RECYCLE_S: Final = 300
+"""Age (seconds) at which a pooled PostgreSQL connection is replaced when next checked out, below
+the idle timeouts of common load balancers and NAT tables (350 s and up), so a connection they
+dropped in silence is rarely found dead. One that is (a restarted server) costs one retry."""
 _PG_SCHEMA_LOCK: Final = 0x6D756767
 """Advisory lock key ("mugg") serialising concurrent ``create_schema`` calls on PostgreSQL."""
 _WRITE_OPTION: Final = "muggins_write"
@@ -175,6 +181,16 @@ class MatchRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class LinkedMatch:
+    """A match found by one of its links: its record, whether the link was the scorer id (not
+    the viewer id), and the ``seq`` of its last event (0 when it has none)."""
+
+    record: MatchRecord
+    scorer: bool
+    last_seq: int
+
+
+@dataclass(frozen=True, slots=True)
 class StoredEvent:
     """One event of a match's log, with its place in the sequence."""
 
@@ -212,7 +228,9 @@ class Store:
         self._where = _safe_url(parsed)
         self._random = random.Random()
         if self._backend == "postgresql":
-            engine_kwargs.setdefault("pool_pre_ping", True)
+            # No ping before every checkout (a round trip per transaction): old connections are
+            # recycled, and one the server dropped anyway is retried once by _run.
+            engine_kwargs.setdefault("pool_recycle", PG_POOL_RECYCLE_S)
         self._engine: Engine = sa.create_engine(parsed, **engine_kwargs)
         if self._backend == "sqlite":
             sa.event.listen(self._engine, "connect", self._sqlite_connect)
@@ -270,6 +288,11 @@ class Store:
         """The match whose viewer id is ``viewer_id``; :class:`MatchNotFound` if none."""
         return self._run(lambda conn: _find_match(conn, matches_table.c.viewer_id, viewer_id), write=False)
 
+    def by_link(self, token: str) -> LinkedMatch:
+        """The match whose scorer id or viewer id is ``token``, with its last ``seq``, read in one
+        query; :class:`MatchNotFound` if neither."""
+        return self._run(lambda conn: _find_link(conn, token), write=False)
+
     def events(self, match_id: str, after: int = 0) -> list[StoredEvent]:
         """The match's events with ``seq > after``, in order."""
         _check_seq(after, "after")
@@ -318,11 +341,16 @@ class Store:
             duplicate = _seq_for_key(conn, match_id, idempotency_key)
             if duplicate is not None:
                 return AppendResult(seq=duplicate, duplicate=True)
-            last = _last_seq(conn, match_id)
-            if last != after_seq:
-                raise StaleAppend(_events(conn, match_id, 0), last, after_seq)
-            if validate is not None:
-                validate(_events(conn, match_id, 0))
+            if validate is None:
+                last = _last_seq(conn, match_id)
+                if last != after_seq:
+                    raise StaleAppend(_events(conn, match_id, 0), last, after_seq)
+            else:  # the events are needed anyway: their last seq is the check
+                current = _events(conn, match_id, 0)
+                last = current[-1].seq if current else 0
+                if last != after_seq:
+                    raise StaleAppend(current, last, after_seq)
+                validate(current)
             conn.execute(
                 events_table.insert().values(
                     match_id=match_id, seq=after_seq + 1, event=text,
@@ -365,18 +393,25 @@ class Store:
     def _run(self, work: Callable[[Connection], _T], *, write: bool, conflicts_expected: bool = False) -> _T:
         """Run ``work`` in one transaction, retrying while SQLite is busy, mapping outages.
 
-        Any database failure but a constraint violation becomes :class:`StoreUnavailable`; a
-        violation is passed on as it is when the caller expects one, else it is a StoreError.
+        A pooled connection found dead (the server restarted or dropped it) is retried once on a
+        fresh one, but only when it died before COMMIT was sent: until then the server rolls the
+        transaction back, so running ``work`` again cannot store anything twice. Any database
+        failure but a constraint violation becomes :class:`StoreUnavailable`; a violation is
+        passed on as it is when the caller expects one, else it is a StoreError.
         """
         deadline = time.monotonic() + self._lock_timeout_s
         pause = _BACKOFF_FIRST_S
+        reconnected = False
         while True:
+            committing = False
             try:
                 with self._engine.connect() as conn:
                     if write:
                         conn.execution_options(**{_WRITE_OPTION: True})
                     with conn.begin():
-                        return work(conn)
+                        result = work(conn)
+                        committing = True
+                    return result
             except IntegrityError as exc:
                 if conflicts_expected:
                     raise
@@ -385,6 +420,10 @@ class Store:
                 first_line = str(exc).splitlines()[0]
                 raise StoreUnavailable(f"the match store {self._where} is unavailable: {first_line}") from exc
             except DBAPIError as exc:
+                if exc.connection_invalidated and not committing and not reconnected:
+                    # SQLAlchemy has invalidated the pool's older connections too.
+                    reconnected = True
+                    continue
                 remaining = deadline - time.monotonic()
                 if _busy(exc) and remaining > 0:
                     # Jitter keeps two waiting writers from retrying in lockstep.
@@ -430,8 +469,31 @@ def _find_match(conn: Connection, column: sa.Column[str], wanted: str) -> MatchR
     )
 
 
+def _find_link(conn: Connection, token: str) -> LinkedMatch:
+    if not (isinstance(token, str) and _ID_SHAPE.fullmatch(token)):
+        raise MatchNotFound(f"no match with id or viewer id {_clip(token)}")
+    m, e = matches_table.c, events_table.c
+    last = sa.select(sa.func.coalesce(sa.func.max(e.seq), 0)).where(e.match_id == m.id).scalar_subquery()
+    # Both columns are indexed (primary key, unique): each side of the OR is an index lookup.
+    rows = conn.execute(
+        sa.select(matches_table, last.label("last_seq")).where(sa.or_(m.id == token, m.viewer_id == token))
+    ).all()
+    # As in _find_match: the index finds the rows, the constant-time check confirms the exact id.
+    for scorer, column in ((True, "id"), (False, "viewer_id")):
+        for row in rows:
+            if hmac.compare_digest(row._mapping[column], token):
+                record = MatchRecord(id=row.id, viewer_id=row.viewer_id, settings=json.loads(row.settings),
+                                     created_at=_utc(row.created_at))
+                return LinkedMatch(record, scorer, int(row.last_seq))
+    raise MatchNotFound(f"no match with id or viewer id {_clip(token)}")
+
+
 def _require_match(conn: Connection, match_id: str) -> None:
-    _find_match(conn, matches_table.c.id, match_id)
+    if not (isinstance(match_id, str) and _ID_SHAPE.fullmatch(match_id)):
+        raise MatchNotFound(f"no match with id {_clip(match_id)}")
+    found = conn.execute(sa.select(matches_table.c.id).where(matches_table.c.id == match_id)).scalar()
+    if found is None or not hmac.compare_digest(found, match_id):
+        raise MatchNotFound(f"no match with id {_clip(match_id)}")
 
 
 def _events(conn: Connection, match_id: str, after: int) -> list[StoredEvent]:

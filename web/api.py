@@ -21,7 +21,7 @@ from scorer.pegging import score_pegging
 from scorer.show import score_show
 from store import StaleAppend
 from web.errors import json_error
-from web.matches import load, public_url, require_writer, resolve
+from web.matches import current, load, public_url, require_writer, resolve, store_event
 from web.storage import get_store
 
 __all__ = ["bp", "JSON_BODY_MAX_BYTES"]
@@ -145,14 +145,14 @@ def create_match() -> Response:
 @bp.get("/matches/<token>")
 def get_match(token: str) -> Response:
     """The match's state, history and statistics; 304 when the ``If-None-Match`` seq is current."""
-    access = resolve(token)
-    last = get_store().last_seq(access.record.id)
-    etag = f"seq-{last}"
+    access = resolve(token)  # with the match's last seq, read in the same query
+    etag = f"seq-{access.seq}"
     if request.if_none_match.contains(etag):
         resp = make_response("", 304)
     else:
-        match, seq = load(access.record)
+        match, seq = current(access)
         resp = jsonify({**_match_json(match, seq), "can_write": access.can_write})
+        etag = f"seq-{seq}"  # the seq served, should an append have landed since the lookup
     resp.set_etag(etag)
     resp.headers["Cache-Control"] = "no-cache"
     return resp
@@ -168,11 +168,8 @@ def append_event(token: str) -> Response:
     key = field(data, "idempotency_key", str, '"idempotency_key": "3f2c..."', required=False)
     if key is None:
         key = request.headers.get("Idempotency-Key")  # the header, for clients that retry whole requests
-    store = get_store()
-    settings = access.record.settings
     try:
-        result = store.append(access.record.id, after, event, idempotency_key=key,
-                              validate=lambda events: Match(settings, [e.event for e in events]).check(event))
+        result, match, seq = store_event(access, after, event, key)
     except StaleAppend as stale:
         match, seq = load(access.record, stale.fresh)
         resp = jsonify(error=f"stale: the match is at seq {stale.last_seq}, not {after}; "
@@ -180,7 +177,6 @@ def append_event(token: str) -> Response:
                        seq=seq, match=_match_json(match, seq))
         resp.status_code = 409
         return resp
-    match, seq = load(access.record)
     resp = jsonify(seq=result.seq, duplicate=result.duplicate, match=_match_json(match, seq))
     resp.status_code = 200 if result.duplicate else 201
     return resp

@@ -7,6 +7,10 @@ idempotency key, so a stale form from another phone is refused with the fresh bo
 double tap never stores an event twice. Events are checked by replaying the match inside the
 store's append, so two phones can never store events that do not fit together.
 
+Replays and polled boards are cached per process (``web.cache``): a link's lookup reads the
+match's last seq in the same query, so a page reuses the match replayed at that seq, an append
+extends it by the one new event, and the phones polling a match share one rendering per seq.
+
 Picking show or crib cards is a draft (nothing stored) held in the address (``?cards=5H-5C``);
 scoring it is one event.
 """
@@ -15,13 +19,23 @@ from __future__ import annotations
 
 import io
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from urllib.parse import urljoin
 
 import segno
-from flask import Blueprint, abort, current_app, make_response, redirect, request, session, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from werkzeug.wrappers import Response
 
 from scorer.cards import Card, parse_cards
@@ -39,16 +53,17 @@ from scorer.match import (
 from scorer.pegging import PegEvent, Pegging, score_pegging
 from scorer.rules import PRESETS, TARGETS, preset
 from scorer.show import Score, score_show
-from store import MatchNotFound, MatchRecord, StaleAppend, StoredEvent
+from store import AppendResult, InvalidRecord, MatchNotFound, MatchRecord, StaleAppend, StoredEvent
 from web.board import Board, layout
+from web.cache import Replayed, get_caches
 from web.forms import MAX_SHOW_POINTS, CardsState, parse_claim, picker_action, sentence, whole_number
 from web.http import is_htmx, render, url_with_query
 from web.peg import latest_awards
 from web.storage import get_store
 
 __all__ = [
-    "bp", "Access", "Draft", "FormError", "Screen", "build_event", "load", "lookup",
-    "match_settings_from_form", "match_title", "public_url", "resolve", "require_writer",
+    "bp", "Access", "Draft", "FormError", "Screen", "build_event", "current", "load", "lookup",
+    "match_settings_from_form", "match_title", "public_url", "resolve", "require_writer", "store_event",
     "PEG_PAD", "SHOW_PAD",
 ]
 
@@ -80,11 +95,13 @@ class FormError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Access:
-    """A match reached by a link: its record, and whether the link may write."""
+    """A match reached by a link: its record, whether the link may write, and the seq of the
+    match's last event when the link was looked up."""
 
     record: MatchRecord
     can_write: bool
     token: str
+    seq: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,13 +114,11 @@ class Draft:
 
 def lookup(token: str) -> Access | None:
     """The match behind a scorer link (may write) or a viewer link (reads only); None when neither."""
-    store = get_store()
-    for find, can_write in ((store.get_match, True), (store.by_viewer, False)):
-        try:
-            return Access(find(token), can_write, token)
-        except MatchNotFound:
-            continue
-    return None
+    try:
+        found = get_store().by_link(token)
+    except MatchNotFound:
+        return None
+    return Access(found.record, found.scorer, token, found.last_seq)
 
 
 def resolve(token: str) -> Access:
@@ -123,10 +138,91 @@ def require_writer(token: str) -> Access:
 
 
 def load(record: MatchRecord, events: list[StoredEvent] | None = None) -> tuple[Match, int]:
-    """The match replayed from its stored events, and the sequence number of the last one."""
+    """The match replayed from its stored events, and the sequence number of the last one.
+
+    ``events`` is the whole log as the store handed it over (else the store is asked for the
+    events the cached replay lacks). A cached replay at the same seq is reused, an older one is
+    extended by the newer events, and the result is cached for the next request.
+    """
+    caches = get_caches()
+    cached = caches.matches.get(record.id)
+    start: Replayed | None
     if events is None:
-        events = get_store().events(record.id)
-    return Match(record.settings, [e.event for e in events]), (events[-1].seq if events else 0)
+        start = cached
+        newer = get_store().events(record.id, after=cached.seq if cached is not None else 0)
+    else:
+        last = events[-1].seq if events else 0
+        if cached is not None and cached.seq == last:
+            return cached.match, cached.seq
+        # A cached replay past these events (a later append committed meanwhile) is no use here.
+        start = cached if cached is not None and cached.seq < last else None
+        newer = events if start is None else [e for e in events if e.seq > start.seq]
+    replayed = _replay(record, newer) if start is None else _extend(start, newer)
+    if replayed is None:  # a gap in the log after the cached seq: the store never writes one
+        replayed = _replay(record, events if events is not None else get_store().events(record.id))
+    caches.remember(record.id, replayed)
+    return replayed.match, replayed.seq
+
+
+def current(access: Access) -> tuple[Match, int]:
+    """The match as it stood when its link was looked up (or later), and its last seq: the cached
+    replay when it is at that seq, without asking the store again."""
+    cached = get_caches().matches.get(access.record.id)
+    if cached is not None and cached.seq == access.seq:
+        return cached.match, cached.seq
+    return load(access.record)
+
+
+def _replay(record: MatchRecord, events: Sequence[StoredEvent]) -> Replayed:
+    """The match replayed from the whole log."""
+    return Replayed(events[-1].seq if events else 0, Match(record.settings, [e.event for e in events]))
+
+
+def _extend(start: Replayed, events: Sequence[StoredEvent]) -> Replayed | None:
+    """``start`` with ``events`` applied, or None unless their seqs follow on from its seq."""
+    match, seq = start.match, start.seq
+    for stored in events:
+        if stored.seq != seq + 1:
+            return None
+        try:
+            match = match.apply(stored.event)
+        except MatchError as err:  # worded as a replay from the start words it
+            raise MatchError(f"event #{stored.seq} ({stored.event.get('type')}): {err}") from None
+        seq = stored.seq
+    return Replayed(seq, match)
+
+
+class _Checked:
+    """The store's ``validate`` callback for one event: the match as the append's transaction
+    sees it, with the event applied (``MatchError`` refuses it), kept for the answer."""
+
+    def __init__(self, record: MatchRecord, event: Mapping[str, object]) -> None:
+        self.record = record
+        self.event = event
+        self.after: Replayed | None = None
+
+    def __call__(self, events: list[StoredEvent]) -> None:
+        match, seq = load(self.record, events)
+        self.after = Replayed(seq + 1, match.apply(self.event))
+
+
+def store_event(access: Access, after: int, event: Mapping[str, object],
+                idempotency_key: str | None) -> tuple[AppendResult, Match, int]:
+    """Append ``event`` after seq ``after``, checked by replay inside the store's transaction;
+    where it landed, and the match with it and its last seq.
+
+    Raises what ``Store.append`` raises: ``StaleAppend``, ``MatchError`` from the check,
+    ``InvalidRecord``. The match answered is the one the check built, cached only now that the
+    append has committed; a retried event (``duplicate``) answers the match as it stands.
+    """
+    checked = _Checked(access.record, event)
+    result = get_store().append(access.record.id, after, dict(event), idempotency_key=idempotency_key,
+                                validate=checked)
+    if not result.duplicate and checked.after is not None and checked.after.seq == result.seq:
+        get_caches().remember(access.record.id, checked.after)
+        return result, checked.after.match, checked.after.seq
+    match, seq = load(access.record)
+    return result, match, seq
 
 
 def match_title(match: Match) -> str:
@@ -399,7 +495,7 @@ def _recent_matches() -> list[tuple[str, str, bool, str]]:
     for token in session.get("matches", []):
         access = lookup(token)
         if access is not None:
-            match, _ = load(access.record)
+            match, _ = current(access)
             out.append((token, match_title(match), access.can_write, match.state.prompt))
     return out
 
@@ -475,7 +571,7 @@ def create() -> Response:
 def screen(token: str) -> Response:
     """The score screen (scorer link) or the watching screen (viewer link)."""
     access = resolve(token)
-    match, seq = load(access.record)
+    match, seq = current(access)
     _remember(access.record, access.can_write)
     draft = None
     if access.can_write and ("cards" in request.args or "claimed" in request.args):
@@ -488,27 +584,35 @@ def screen(token: str) -> Response:
 
 @bp.get("/m/<token>/live")
 def live(token: str) -> Response:
-    """The polled board: 204 when nothing changed since ``since``, else the fresh fragment."""
+    """The polled board: 204 when nothing changed since ``since``, else the fresh fragment.
+
+    The fragment depends only on the link and the match's seq (it has no form and no CSRF
+    token), so the phones polling one link share one rendering of each seq.
+    """
     access = resolve(token)
-    store = get_store()
-    since = request.args.get("since", "")
-    last = store.last_seq(access.record.id)
-    if whole_number(since) == last:
+    if whole_number(request.args.get("since", "")) == access.seq:
         resp = make_response("", 204)
         resp.headers["Cache-Control"] = "no-store"
         return resp
-    match, seq = load(access.record)
-    s = Screen(access, match, seq)
-    return render("matches/screen.html", "matches/_live_poll.html", 200, s=s)
+    if not is_htmx():  # the whole page, with its forms: never shared
+        match, seq = current(access)
+        return render("matches/screen.html", "matches/_live_poll.html", 200, s=Screen(access, match, seq))
+    fragments = get_caches().fragments
+    body = fragments.get((token, access.seq, request.script_root))
+    if body is None:
+        match, seq = current(access)
+        body = render_template("matches/_live_poll.html", s=Screen(access, match, seq))
+        fragments.put((token, seq, request.script_root), body)
+    resp = make_response(body, 200)
+    resp.vary.add("HX-Request")
+    return resp
 
 
 @bp.post("/m/<token>/events")
 def post_event(token: str) -> Response:
     """Turn one form into one event and append it after the event the form saw."""
     access = require_writer(token)
-    store = get_store()
-    events = store.events(access.record.id)
-    match, seq = load(access.record, events)
+    match, seq = current(access)
     form = request.form
     try:
         action = build_event(form, match)
@@ -533,8 +637,7 @@ def post_event(token: str) -> Response:
         return _refused(Screen(access, match, seq), which,
                         "This form is missing its place in the match: reload the page and try again.", 400)
     try:
-        store.append(access.record.id, after, action, idempotency_key=form.get("key") or None,
-                     validate=_validator(access.record.settings, action))
+        _, match, seq = store_event(access, after, action, form.get("key") or None)
     except StaleAppend as stale:
         fresh, fresh_seq = load(access.record, stale.fresh)
         newest = fresh.history[-1].text if fresh.history else ""
@@ -544,9 +647,11 @@ def post_event(token: str) -> Response:
         return _screen_response(Screen(access, fresh, fresh_seq, {"general": message}, _draft_of(form)), 409)
     except MatchError as e:
         return _refused(Screen(access, match, seq, draft=_draft_of(form)), which, sentence(str(e)), 422)
+    except InvalidRecord:  # a key or event the store cannot keep: never from this app's own pages
+        return _refused(Screen(access, match, seq), which,
+                        "This form was damaged on the way: reload the page and try again.", 400)
     if not is_htmx():
         return redirect(url_for("matches.screen", token=token), 303)
-    match, seq = load(access.record)
     resp = _screen_response(Screen(access, match, seq))
     resp.headers["HX-Replace-Url"] = url_for("matches.screen", token=token)
     return resp
@@ -557,16 +662,6 @@ def _refused(screen: Screen, which: str, message: str, status: int) -> Response:
     whichever count form the screen shows)."""
     screen.errors[screen.count_form if which in ("show", "crib") else which] = message
     return _screen_response(screen, status)
-
-
-def _validator(settings: Mapping[str, object],
-               event: dict[str, object]) -> Callable[[list[StoredEvent]], None]:
-    """Check ``event`` against the events stored at the moment of the append."""
-
-    def validate(events: list[StoredEvent]) -> None:
-        Match(settings, [e.event for e in events]).check(event)
-
-    return validate
 
 
 def _draft_of(form: Mapping[str, str]) -> Draft | None:
@@ -700,7 +795,7 @@ def _count_event(form: Mapping[str, str], match: Match, which: str, op: str) -> 
 def confirm_undo(token: str, seq: int) -> Response:
     """Ask before undoing an event (the confirm step)."""
     access = require_writer(token)
-    match, last = load(access.record)
+    match, last = current(access)
     if not 1 <= seq <= len(match.history):
         abort(404, f"There is no event #{seq} in this match.")
     s = Screen(access, match, last)
@@ -711,7 +806,7 @@ def confirm_undo(token: str, seq: int) -> Response:
 def history(token: str) -> Response:
     """Every event of the match with its cards and items, undone ones struck through."""
     access = resolve(token)
-    match, seq = load(access.record)
+    match, seq = current(access)
     return render("matches/history.html", "matches/history.html", 200, s=Screen(access, match, seq))
 
 
@@ -719,7 +814,7 @@ def history(token: str) -> Response:
 def stats(token: str) -> Response:
     """Per-player averages, highest hand and skunks, from the stored events."""
     access = resolve(token)
-    match, seq = load(access.record)
+    match, seq = current(access)
     return render("matches/stats.html", "matches/stats.html", 200, s=Screen(access, match, seq),
                   stats=match.stats())
 

@@ -1,4 +1,5 @@
-"""The app's match store: one ``store.Store`` per app, its schema made at start-up."""
+"""The app's match store: one ``store.Store`` per app, its schema made at start-up, and the
+in-process caches of what it holds (``web.cache``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from flask import Flask, current_app, make_response, request
 from werkzeug.wrappers import Response
 
 from store import DEFAULT_LOCK_TIMEOUT_S, Store, StoreUnavailable
+from web.cache import init_caches
 from web.errors import json_error, render_error, wants_json
 
 __all__ = ["get_store", "init_store"]
@@ -17,10 +19,12 @@ RETRY_AFTER_S = 5
 
 
 def init_store(app: Flask) -> None:
-    """Open the store named by ``DATABASE_URL`` and create its tables if they are missing."""
+    """Open the store named by ``DATABASE_URL``, create its tables if they are missing, and give
+    the app empty caches of it."""
     store = Store(app.config["DATABASE_URL"],
                   lock_timeout_s=app.config.get("STORE_LOCK_TIMEOUT_S", DEFAULT_LOCK_TIMEOUT_S))
     app.extensions[_KEY] = store
+    init_caches(app)
     app.register_error_handler(StoreUnavailable, _unavailable)
     try:
         store.create_schema()
