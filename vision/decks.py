@@ -24,7 +24,7 @@ import random
 import re
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -604,13 +604,3 @@ def _draw_court(
     cv2.rectangle(face, (x0, y0), (x1 - 1, y1 - 1), (*ink, 255), 1, cv2.LINE_AA)
     letter = rank_mask(rank, style, max(8, h // 5))
     _paint(face, letter, x0 + w // 2 - letter.shape[1] // 2, y0 + h // 2 - letter.shape[0] // 2, ink)
-
-
-def procedural_deck(style: FaceStyle, seed: int) -> dict[str, NDArray[np.uint8]]:
-    """Draw all 52 faces of one procedural deck."""
-    rng = random.Random(seed)
-    return {code: procedural_face(code, style, rng) for code in CARD_CODES}
-
-
-FaceSource = Callable[[str], NDArray[np.uint8]]
-"""Something that returns a BGRA face for a card code."""

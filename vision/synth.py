@@ -1,10 +1,14 @@
 """Synthetic table photos: card faces composited onto made-up tables with camera effects.
 
-Everything here is generated: the table textures (felt, wood grain, cloth, tiles, dark and
-light surfaces) are synthesised from noise, the faces come from `vision.decks`, and the camera
-is simulated (perspective tilt, rotation, uneven light, glare, shadows, blur, sensor noise,
-JPEG). `render_show` makes a labelled cribbage show (four cards in a row or loose group and the
-starter lying apart); `vision.train` uses the same pieces for its training patches.
+Everything here is generated: the table textures (felt, wood grain, cloth, carpet, tiles,
+dark and light surfaces) are synthesised from noise, with clutter and printed paper on them;
+the faces come from `vision.decks`; the camera is simulated (perspective tilt, rotation,
+uneven light, auto-exposure, glare, shadows, blur, sensor noise, JPEG).
+
+`render_show(seed)` makes a labelled cribbage show (four hand cards in a row, overlapping row,
+loose group or scattered, and the starter lying apart) and needs no installed files when no
+library is given; `render_table` lays out any number of cards, fanned hands included, for
+training; `vision.train` uses the same pieces for its training patches.
 """
 
 from __future__ import annotations
@@ -170,6 +174,87 @@ def add_clutter(rng: random.Random, table: FloatImage, count: int) -> None:
                 -1,
                 cv2.LINE_AA,
             )
+
+
+_TEXT_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789     .,:-$%&"
+
+
+def printed_paper(rng: random.Random) -> NDArray[np.uint8]:
+    """A BGRA sheet of printed paper (a letter, a newspaper cutting, a flyer, a score pad).
+
+    Text on light paper is the commonest thing on a table that looks like an index: letters
+    and digits, sometimes in a corner. The training photos include such sheets so the
+    network learns that an index is a rank above a suit, in a card's corner.
+    """
+    width = rng.randint(160, 520)
+    height = max(60, int(width * rng.uniform(0.4, 1.8)))
+    level = rng.randint(200, 255)
+    if rng.random() < 0.2:  # a coloured flyer
+        paper = _colour(rng, 120, 255)
+    else:
+        paper = np.array([level - rng.randint(0, 20), level - rng.randint(0, 10), level], np.float32)
+    sheet = np.empty((height, width, 4), np.uint8)
+    sheet[:, :, :3] = paper.astype(np.uint8)
+    sheet[:, :, 3] = 255
+    fonts = (
+        cv2.FONT_HERSHEY_SIMPLEX,
+        cv2.FONT_HERSHEY_DUPLEX,
+        cv2.FONT_HERSHEY_COMPLEX,
+        cv2.FONT_HERSHEY_TRIPLEX,
+    )
+    font = rng.choice(fonts)
+    scale = rng.uniform(0.4, 2.2)
+    ink = rng.choice([(20, 20, 20), (30, 30, 200), (150, 40, 20), (40, 40, 40)])
+    thickness = rng.randint(1, 3)
+    (_, line_height), _ = cv2.getTextSize("Ag", font, scale, thickness)
+    y = rng.randint(line_height + 2, max(line_height + 3, 3 * line_height))
+    while y < height - 2:
+        if rng.random() < 0.15:  # a picture or a coloured block
+            block_h = rng.randint(line_height, 4 * line_height)
+            x0 = rng.randint(0, width // 2)
+            cv2.rectangle(
+                sheet,
+                (x0, y - line_height),
+                (x0 + rng.randint(20, width), y + block_h),
+                (*_colour(rng, 0, 255).tolist(), 255),
+                -1,
+            )
+            y += block_h + line_height
+            continue
+        text = "".join(rng.choice(_TEXT_CHARACTERS) for _ in range(rng.randint(1, 40)))
+        cv2.putText(
+            sheet,
+            text,
+            (rng.randint(2, max(3, width // 3)), y),
+            font,
+            scale,
+            (*ink, 255),
+            thickness,
+            cv2.LINE_AA,
+        )
+        y += int(line_height * rng.uniform(1.4, 2.5))
+        if rng.random() < 0.2:  # a new paragraph, heading or column
+            font, scale = rng.choice(fonts), rng.uniform(0.4, 2.2)
+            (_, line_height), _ = cv2.getTextSize("Ag", font, scale, thickness)
+    return sheet
+
+
+def add_papers(
+    rng: random.Random, table: FloatImage, occupancy: NDArray[np.int16] | None, count: int
+) -> None:
+    """Lay `count` printed sheets on the table, seen at a random angle and tilt."""
+    h, w = table.shape[:2]
+    for _ in range(count):
+        sheet = printed_paper(rng)
+        corners = face_quad(sheet).astype(np.float64)
+        seen = project_tilted(rng, corners)
+        seen *= rng.uniform(0.15, 0.7) * min(w, h) / max(float(np.ptp(seen, axis=0).max()), 1e-6)
+        seen += np.array([rng.uniform(0, w), rng.uniform(0, h)]) - seen.mean(axis=0)
+        paste_card(table, occupancy, sheet, seen.astype(np.float32), PAPER_LABEL, rng)
+
+
+PAPER_LABEL = -3
+"""Occupancy label of printed paper (cards are 0, 1, ...; -1 is bare table)."""
 
 
 # Compositing ---------------------------------------------------------------------------------
@@ -385,6 +470,9 @@ class PlacedCard:
     """Height over width of the face."""
 
 
+PAPER_CHANCE = 0.3
+"""Share of generated photos with printed paper (letters, newspaper, flyers) on the table."""
+
 INDEX_VISIBLE_FRACTION = 0.9
 """Share of an index region that must stay uncovered for the card to count as readable."""
 
@@ -543,6 +631,8 @@ def _compose(
     table = make_table(rng, size)
     if rng.random() < 0.5:
         add_clutter(rng, table, rng.randint(1, 4))  # drawn first, so it lies under the cards
+    if rng.random() < PAPER_CHANCE:
+        add_papers(rng, table, None, rng.randint(1, 2))
     occupancy = np.full((h, w), -1, np.int16)
     for i, (quad, face) in enumerate(zip(quads, faces, strict=True)):
         paste_card(table, occupancy, face, quad, i, rng)
