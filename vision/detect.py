@@ -10,9 +10,16 @@ their outlines pooled; the classifier later decides which outlines really hold a
 
 Each outline becomes a quadrilateral: the convex hull approximated to four corners, each side
 then refitted as a straight line so rounded card corners do not pull the corners inwards.
-Blobs that are not quadrilaterals (overlapping or fanned cards, a card half under a book) give
-corner frames instead: every roughly square convex corner of the blob is a place where an
-index may sit.
+Closed edge loops are traced as well (the classic "find squares").
+
+Where outlines fail (overlapping or fanned cards, a card half under a book, a card touching
+something as light as itself) two kinds of lone corner are proposed instead:
+
+- every roughly square convex corner of a blob, as a card frame;
+- every rank-above-suit pair of ink glyphs on light paper, the rank's long axis giving the
+  card's up-down direction and its height the card's size.
+
+All of these are only proposals; the classifier decides which show an index.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.geometry import CARD_ASPECT, Quad, order_quad, quad_area, quad_iou
+from vision.geometry import CARD_ASPECT, Quad, corner_homography, order_quad, quad_area, quad_iou
 
 MIN_CARD_WIDTH_PX = 28
 """Narrowest card, in working-image pixels, whose index can still be read: its rank glyph is
@@ -62,6 +69,10 @@ strongest edges in a table photo, whatever its exposure."""
 
 LOCAL_MARGIN = 12
 """Grey levels by which card paper must outshine its neighbourhood in the local threshold."""
+
+HULL_APPROX = 0.01
+"""Tolerance, as a share of the perimeter, for simplifying a blob's convex hull before its four
+longest sides are taken as the card's sides."""
 
 DUPLICATE_IOU = 0.85
 """Outlines from different masks overlapping this much are the same outline."""
@@ -150,9 +161,12 @@ def find_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]
     large = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (_odd(CLOSE_INDEX * max(h, w)),) * 2)
     for mask in masks:
         # Close the ink of pips inside the card and open away thin bridges; a second, wider
-        # closing also fills index glyphs that bite into a small card's edge.
-        fine = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, small), cv2.MORPH_OPEN, small)
-        for variant in (fine, cv2.morphologyEx(fine, cv2.MORPH_CLOSE, large)):
+        # closing also fills index glyphs that bite into a small card's edge. The closed mask
+        # is kept unopened as well: a court card's picture leaves only a thin ring of white
+        # border, which the opening would cut.
+        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, small)
+        fine = cv2.morphologyEx(closed, cv2.MORPH_OPEN, small)
+        for variant in (closed, fine, cv2.morphologyEx(fine, cv2.MORPH_CLOSE, large)):
             padded = cv2.copyMakeBorder(
                 variant, PADDING_PX, PADDING_PX, PADDING_PX, PADDING_PX, cv2.BORDER_CONSTANT, value=0
             )
@@ -175,20 +189,31 @@ def find_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]
 
 
 def fit_quad(contour: NDArray[np.int32]) -> Quad | None:
-    """The card outline of a blob, or None if the blob is not one whole card."""
+    """The card outline of a blob, or None if the blob is not one whole card.
+
+    The four sides are the four longest sides of the blob's convex hull, so a corner cut off
+    (rounded, or an index glyph joined to a printed border line) does not move the corners:
+    they are where the sides meet.
+    """
     hull = cv2.convexHull(contour)
     perimeter = cv2.arcLength(hull, True)
-    approx = None
-    for fraction in (0.02, 0.03, 0.045, 0.06):
-        candidate = cv2.approxPolyDP(hull, fraction * perimeter, True)
-        if len(candidate) == 4:
-            approx = candidate
-            break
-        if len(candidate) < 4:
-            break
-    if approx is None:
+    poly = np.asarray(cv2.approxPolyDP(hull, HULL_APPROX * perimeter, True), np.float64).reshape(-1, 2)
+    if len(poly) < 4:
         return None
-    quad = _refine_sides(contour.reshape(-1, 2).astype(np.float64), approx.reshape(4, 2).astype(np.float64))
+    lengths = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+    longest = np.sort(np.argsort(-lengths)[:4])  # keep the hull's own order
+    lines = [(poly[i], np.roll(poly, -1, axis=0)[i] - poly[i]) for i in longest]
+    corners = []
+    for (p, u), (q, v) in zip(lines, lines[1:] + lines[:1], strict=True):
+        matrix = np.array([[u[0], -v[0]], [u[1], -v[1]]])
+        if abs(np.linalg.det(matrix)) < 1e-6 * float(np.linalg.norm(u) * np.linalg.norm(v)):
+            return None
+        t = np.linalg.solve(matrix, q - p)
+        corners.append(p + t[0] * u)
+    rough = np.array(corners)
+    if np.abs(rough - rough.mean(axis=0)).max() > perimeter:
+        return None  # two near-parallel sides meeting far away: not a quadrilateral
+    quad = _refine_sides(contour.reshape(-1, 2).astype(np.float64), rough)
     if quad is None:
         return None
     quad = order_quad(quad)
@@ -275,10 +300,6 @@ MIN_LONG_SIDE = 0.12
 card can touch a card right beside its index, so these are far below the index's own size;
 they only reject the kinks of ragged, textured blobs."""
 
-PLAUSIBLE_SIDE_RATIO = (0.5, 0.9)
-"""Short over long side of an outline that is taken as a whole card without looking for lone
-corners in it: a poker card is 0.72, steep tilt stretches it either way."""
-
 WIDTH_MERGE = 0.12
 """Card-width guesses closer than this (relative) are the same guess."""
 
@@ -331,14 +352,6 @@ def corner_frames(contour: NDArray[np.int32]) -> list[CornerFrame]:
     return frames
 
 
-def plausible_card(quad: Quad) -> bool:
-    """True if an outline has the proportions of a whole card (not a truncated or merged one)."""
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-    ratio = (sides[0] + sides[2]) / (sides[1] + sides[3])
-    ratio = min(ratio, 1.0 / ratio)
-    return bool(PLAUSIBLE_SIDE_RATIO[0] <= ratio <= PLAUSIBLE_SIDE_RATIO[1])
-
-
 def width_guesses(blob: Blob) -> list[float]:
     """Card widths to try at a blob's lone corners when no whole card gives the size.
 
@@ -371,7 +384,7 @@ def corner_homographies(
     width is kept once, largest blobs first, at most `MAX_LONE_CORNERS`.
     """
     homographies: list[NDArray[np.float64]] = []
-    seen: list[_CornerKey] = []
+    seen = np.zeros((MAX_LONE_CORNERS, 5))  # origin x, y, top-side direction x, y, card width
     for blob in sorted(blobs, key=lambda b: -b.area):
         if not blob.lone_corners:
             continue
@@ -382,34 +395,26 @@ def corner_homographies(
             for width in guesses:
                 if frame.x_length < MIN_TOP_SIDE * width or frame.y_length < MIN_LONG_SIDE * width:
                     continue
-                key = (
-                    float(frame.origin[0]),
-                    float(frame.origin[1]),
-                    float(frame.x_unit[0]),
-                    float(frame.x_unit[1]),
-                    width,
-                )
-                if any(_same_corner(key, other) for other in seen):
+                key = np.array([frame.origin[0], frame.origin[1], frame.x_unit[0], frame.x_unit[1], width])
+                if _seen_corner(key, seen[: len(homographies)]):
                     continue
-                seen.append(key)
+                seen[len(homographies)] = key
                 homographies.append(frame_homography(frame, width))
                 if len(homographies) >= MAX_LONE_CORNERS:
                     return homographies
     return homographies
 
 
-_CornerKey = tuple[float, float, float, float, float]
-"""Origin x, y, top-side direction x, y, and card width of a corner frame."""
-
-
-def _same_corner(a: _CornerKey, b: _CornerKey) -> bool:
-    """Whether two corner frames are the same place, direction and size (within tolerance)."""
-    width = min(a[4], b[4])
-    return (
-        abs(a[4] - b[4]) < WIDTH_MERGE * width
-        and math.hypot(a[0] - b[0], a[1] - b[1]) < SAME_CORNER_DISTANCE * width
-        and a[2] * b[2] + a[3] * b[3] > SAME_CORNER_COS
+def _seen_corner(key: NDArray[np.float64], seen: NDArray[np.float64]) -> bool:
+    """Whether a corner frame (origin x, y, top-side direction x, y, card width) is the same
+    place, direction and size as one of `seen`, within tolerance."""
+    width = np.minimum(seen[:, 4], key[4])
+    same = (
+        (np.abs(seen[:, 4] - key[4]) < WIDTH_MERGE * width)
+        & (np.hypot(seen[:, 0] - key[0], seen[:, 1] - key[1]) < SAME_CORNER_DISTANCE * width)
+        & (seen[:, 2] * key[2] + seen[:, 3] * key[3] > SAME_CORNER_COS)
     )
+    return bool(same.any())
 
 
 def frame_homography(frame: CornerFrame, card_width: float) -> NDArray[np.float64]:
@@ -440,15 +445,19 @@ INK_CONTRAST = 0.7
 """A pixel is ink when darker than this share of the brightest paper near it."""
 
 INK_RED = 45
+"""Or when its red channel exceeds both others by this many grey levels (red suits)."""
+
+PAPER_WINDOW = 0.04
+"""Neighbourhood, as a share of the photo's long side, whose brightest grey is taken as the
+paper around a glyph: wider than any stroke, narrow enough to stay on the card."""
 
 PAPER_BRIGHTNESS = 0.5
 """The paper around a glyph must be at least this share of the photo's brightest grey (98th
 percentile): card stock is the lightest thing in a table photo, bar glare."""
 
-INK_DEPTH = 0.62
+INK_DEPTH = 0.75
 """A glyph's mean grey must be at most this share of the paper around it (printed indices are
 dark or saturated red; table texture and shading are not)."""
-"""Or when its red channel exceeds both others by this many grey levels (red suits)."""
 
 RANK_TO_SUIT = (0.7, 2.1)
 """Distance from rank centre to suit centre, in rank-glyph sizes, over every deck rendered."""
@@ -467,15 +476,38 @@ TYPICAL_SUIT_RATIO = 0.75
 TYPICAL_SPACING = 1.15
 """Suit size over rank size, and rank-to-suit distance over rank size, of a typical index."""
 
-ELONGATED = 1.3
-"""Second-moment axis ratio above which a rank glyph's long axis is trusted as the card's
-up-down direction (letters and digits are about 1.5-2.5; suit shapes near 1)."""
+EDGE_WINDOW = 2.5
+"""Half-width, in rank sizes, of the window whose edges give a glyph pair's orientation: it
+reaches the card's top and side edges beside the index."""
 
-SUIT_BELOW_COS = 0.8
-"""The suit must lie within about 37 degrees of the rank's up-down axis."""
+MIN_COHERENCE = 0.15
+"""Folded edge directions must agree at least this much (0 = none, 1 = all parallel or
+square) to be trusted over the rank-to-suit direction."""
 
-MAX_GLYPH_PAIRS = 120
+SAME_DIRECTION = math.radians(8)
+"""Directions closer than this give the same frame, near enough for the classifier."""
+
+MAX_SUIT_OFFSET = math.radians(35)
+"""Largest angle between the rank-to-suit direction and the card's down direction: decks set
+the suit under the rank, at most slightly to one side."""
+
+MAX_GLYPH_PAIRS = 250
 """Upper bound on glyph pairs read per photo (each at every `RANK_SHARE_OF_WIDTH`)."""
+
+JOINED_ELONGATION = (1.6, 4.2)
+"""Length over breadth of one ink component that may be a whole index, its rank and suit run
+together (small or blurred print, or a deck that sets them close): about 2-3 over the decks
+rendered, while pips and most court-card print are squatter."""
+
+JOINED_WIDTHS = (2.5, 3.1, 3.9)
+"""Card widths, in lengths of a joined index, to try: the index runs 0.25-0.4 card widths over
+the decks rendered."""
+
+JOINED_LENGTH_IN_RANKS = 2.1
+"""Length of a joined index in rank-glyph heights (rank, gap, suit of a typical index)."""
+
+MAX_JOINED = 60
+"""Upper bound on joined-index components read per photo, the most index-like first."""
 
 
 @dataclass(frozen=True)
@@ -487,9 +519,10 @@ class Glyphs:
     sizes: NDArray[np.float64]
     """Longer side of each bounding box, in pixels."""
     axes: NDArray[np.float64]
-    """(n, 2) unit vectors along each glyph's long axis (sign arbitrary)."""
-    elongation: NDArray[np.float64]
-    """Ratio of the long to the short axis of each glyph's second moments (1 = round)."""
+    """(n, 2) unit vectors along each component's long axis (second moments)."""
+    lengths: NDArray[np.float64]
+    breadths: NDArray[np.float64]
+    """Extent along and across the long axis, in pixels (of a bar with the same moments)."""
 
 
 def paper_regions(masks: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
@@ -507,11 +540,12 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
     h, w = prepared.gray.shape
     max_px = GLYPH_MAX_SHARE * max(h, w)
     gray = prepared.gray
-    paper = cv2.dilate(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (_odd(max_px), _odd(max_px))))
-    dark = gray.astype(np.float32) < INK_CONTRAST * paper.astype(np.float32)
+    window = _odd(PAPER_WINDOW * max(h, w))
+    paper = cv2.dilate(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (window, window)))
+    dark = (gray.astype(np.float32) < INK_CONTRAST * paper.astype(np.float32)).astype(np.uint8)
     bgr = prepared.bgr.astype(np.int16)
     red = (bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])) > INK_RED
-    ink = ((dark | red) & (paper_mask > 0)).astype(np.uint8)
+    ink = (((dark > 0) | red) & (paper_mask > 0) & (_dark_table(dark, max_px) == 0)).astype(np.uint8)
     _, labels, stats, centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
     widths = stats[1:, cv2.CC_STAT_WIDTH].astype(np.float64)
     heights = stats[1:, cv2.CC_STAT_HEIGHT].astype(np.float64)
@@ -519,43 +553,126 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
     sizes = np.maximum(widths, heights)
     fill = areas / np.maximum(widths * heights, 1.0)
     # Print on a card is crisp ink on bright paper; texture on a table is neither.
-    ink_level = np.bincount(labels.ravel(), weights=gray.ravel(), minlength=len(stats))[1:] / np.maximum(
-        areas, 1.0
-    )
+    ink_sum = np.bincount(labels.ravel(), weights=gray.ravel(), minlength=len(stats))[1:]
+    ink_level = ink_sum / np.maximum(areas, 1.0)
     cx = np.clip(np.round(centres[1:, 0]).astype(int), 0, w - 1)
     cy = np.clip(np.round(centres[1:, 1]).astype(int), 0, h - 1)
     paper_level = paper[cy, cx].astype(np.float64)
     bright = paper_level >= PAPER_BRIGHTNESS * float(np.percentile(gray[::4, ::4], 98))
     crisp = ink_level <= INK_DEPTH * paper_level
     shaped = (sizes >= GLYPH_MIN_PX) & (sizes <= max_px) & (fill > 0.12) & (fill < 0.97)
-    keep = np.nonzero(shaped & bright & crisp)[0]
-    axes = np.zeros((len(keep), 2))
-    elongation = np.ones(len(keep))
-    for k, index in enumerate(keep):
-        x, y, bw, bh = stats[index + 1, :4]
-        moments = cv2.moments(
-            (labels[y : y + bh, x : x + bw] == index + 1).astype(np.uint8), binaryImage=True
-        )
-        mu20, mu02, mu11 = moments["mu20"], moments["mu02"], moments["mu11"]
-        angle = 0.5 * math.atan2(2.0 * mu11, mu20 - mu02)
-        spread = math.hypot(mu20 - mu02, 2.0 * mu11)
-        major, minor = (mu20 + mu02 + spread) / 2.0, (mu20 + mu02 - spread) / 2.0
-        axes[k] = (math.cos(angle), math.sin(angle))
-        elongation[k] = math.sqrt(major / max(minor, 1e-6))
+    keep = shaped & bright & crisp
+    axes, lengths, breadths = _principal_axes(labels, len(stats), centres)
     return Glyphs(
-        centres=centres[1:][keep].astype(np.float64), sizes=sizes[keep], axes=axes, elongation=elongation
+        centres=centres[1:][keep].astype(np.float64),
+        sizes=sizes[keep],
+        axes=axes[1:][keep],
+        lengths=lengths[1:][keep],
+        breadths=breadths[1:][keep],
     )
 
 
-def glyph_homographies(glyphs: Glyphs) -> list[NDArray[np.float64]]:
+def _principal_axes(
+    labels: NDArray[np.int32], count: int, centres: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Long-axis unit vector, length and breadth of every labelled component.
+
+    A uniform bar of length L has variance L**2 / 12 along itself, so sqrt(12 * eigenvalue)
+    gives the extent of the bar with the same second moments.
+    """
+    ys, xs = np.nonzero(labels)
+    which = labels[ys, xs]
+    dx = xs - centres[which, 0]
+    dy = ys - centres[which, 1]
+    areas = np.maximum(np.bincount(which, minlength=count).astype(np.float64), 1.0)
+    sxx = np.bincount(which, weights=dx * dx, minlength=count) / areas
+    syy = np.bincount(which, weights=dy * dy, minlength=count) / areas
+    sxy = np.bincount(which, weights=dx * dy, minlength=count) / areas
+    spread = np.sqrt(((sxx - syy) / 2) ** 2 + sxy**2)
+    major = (sxx + syy) / 2 + spread
+    minor = np.maximum((sxx + syy) / 2 - spread, 0.0)
+    angle = 0.5 * np.arctan2(2 * sxy, sxx - syy)
+    axes = np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    return axes, np.sqrt(12 * major), np.sqrt(12 * minor)
+
+
+def _dark_table(dark: NDArray[np.uint8], max_px: float) -> NDArray[np.uint8]:
+    """Dark regions too big to be print, grown by a few pixels.
+
+    A small card's index can touch its edge; on a dark table the glyph then joins the table
+    in the ink mask. Thin strokes do not survive an erosion, broad table does, so the table
+    found that way (and a margin) is cut out and the glyph stands alone again.
+    """
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    core = cv2.erode(dark, kernel)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+    big = (stats[:, cv2.CC_STAT_WIDTH] > max_px) | (stats[:, cv2.CC_STAT_HEIGHT] > max_px)
+    big[0] = False
+    table = big[labels].astype(np.uint8)
+    return np.asarray(cv2.dilate(table, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))), np.uint8)
+
+
+@dataclass(frozen=True)
+class EdgeOrientation:
+    """Summed-area tables of edge strength and of its direction folded to a quarter turn.
+
+    Card edges are the longest straight lines near an index, and a card's two edges at a
+    corner are a quarter turn apart; folding angles four times over (the angle of a vector
+    (cos 4a, sin 4a)) makes both vote for one direction, while curved print cancels out.
+    """
+
+    cos4: NDArray[np.float64]
+    sin4: NDArray[np.float64]
+    strength: NDArray[np.float64]
+
+    def dominant(self, centre: NDArray[np.float64], half: float) -> tuple[float, float]:
+        """(angle mod 90 degrees in radians, coherence 0..1) of the edges in a square window."""
+        h, w = self.strength.shape[0] - 1, self.strength.shape[1] - 1
+        x0, y0 = max(int(centre[0] - half), 0), max(int(centre[1] - half), 0)
+        x1, y1 = min(int(centre[0] + half) + 1, w), min(int(centre[1] + half) + 1, h)
+        if x1 <= x0 or y1 <= y0:
+            return 0.0, 0.0
+
+        def total(table: NDArray[np.float64]) -> float:
+            return float(table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0])
+
+        c, s, m = total(self.cos4), total(self.sin4), total(self.strength)
+        if m <= 0:
+            return 0.0, 0.0
+        return math.atan2(s, c) / 4.0, math.hypot(c, s) / m
+
+
+def edge_orientation(gray: NDArray[np.uint8]) -> EdgeOrientation:
+    """Summed-area tables of folded edge direction for `gray` (see `EdgeOrientation`)."""
+    blurred = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(blurred, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(blurred, cv2.CV_32F, 0, 1)
+    magnitude, angle = cv2.cartToPolar(gx, gy)
+    # Squaring favours strong, straight card edges over faint texture.
+    weight = magnitude * magnitude
+    return EdgeOrientation(
+        cos4=np.asarray(cv2.integral(weight * np.cos(4 * angle)), np.float64),
+        sin4=np.asarray(cv2.integral(weight * np.sin(4 * angle)), np.float64),
+        strength=np.asarray(cv2.integral(weight), np.float64),
+    )
+
+
+def glyph_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np.float64]]:
+    """Card frames for index-like glyph pairs and for single components shaped like an index."""
+    return pair_homographies(glyphs, edges) + joined_index_homographies(glyphs, edges)
+
+
+def pair_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np.float64]]:
     """Card frames for the most index-like rank-above-suit pairs of glyphs.
 
-    The rank glyph's long axis gives the card's up-down direction (ranks are taller than wide;
-    "10" is two glyphs side by side, whose joining line is across), turned to point at the
-    suit; a round rank falls back to the rank-to-suit direction. The size of the rank gives
-    the card's size and the frame's corner is placed where the median deck puts it. Pairs are
-    ranked by how typical their size ratio and spacing are (pips pair up too, but are equal in
-    size and further apart) and at most `MAX_GLYPH_PAIRS` are kept.
+    The pair says roughly which way is down (rank to suit; decks set the suit a little to one
+    side, and "10" is two glyphs side by side). The straight edges around the rank usually
+    say it exactly: of the four directions a quarter turn apart that they give, the one
+    nearest the rank-to-suit direction is down. In a fan the edges of several cards mix, so
+    the rank-to-suit direction is proposed as well when the two differ. The rank's size gives the card's
+    size and the frame's corner is placed where the median deck puts it. Pairs are ranked by
+    how typical their size ratio and spacing are (pips pair up too, but are equal in size and
+    further apart) and at most `MAX_GLYPH_PAIRS` are kept.
     """
     centres, sizes = glyphs.centres.astype(np.float32), glyphs.sizes.astype(np.float32)
     n = len(sizes)
@@ -568,26 +685,17 @@ def glyph_homographies(glyphs: Glyphs) -> list[NDArray[np.float64]]:
     similar = np.abs(sizes[None, :] - sizes[:, None]) < 0.25 * sizes[:, None]
     beside = similar & (distance < 1.1 * sizes[:, None]) & (distance > 0.3 * sizes[:, None])
     first, second = np.nonzero(np.triu(beside, 1))
-    joins = centres[second] - centres[first]
-    joins /= np.maximum(np.linalg.norm(joins, axis=1, keepdims=True), 1e-6)
     rank_centres = np.concatenate([centres, (centres[first] + centres[second]) / 2])
     rank_sizes = np.concatenate([sizes, np.maximum(sizes[first], sizes[second])])
-    # Up-down axis of each rank candidate, and whether it is trustworthy.
-    rank_axes = np.concatenate([glyphs.axes, np.stack([joins[:, 1], -joins[:, 0]], axis=1)])
-    rank_sure = np.concatenate([glyphs.elongation >= ELONGATED, np.ones(len(first), bool)])
     dx = centres[None, :, 0] - rank_centres[:, None, 0]
     dy = centres[None, :, 1] - rank_centres[:, None, 1]
     spacing = np.hypot(dx, dy) / rank_sizes[:, None]
     ratio = sizes[None, :] / rank_sizes[:, None]
-    along = np.abs(dx * rank_axes[:, None, 0] + dy * rank_axes[:, None, 1]) / np.maximum(
-        spacing * rank_sizes[:, None], 1e-6
-    )
     ok = (
         (spacing >= RANK_TO_SUIT[0])
         & (spacing <= RANK_TO_SUIT[1])
         & (ratio >= SUIT_TO_RANK_SIZE[0])
         & (ratio <= SUIT_TO_RANK_SIZE[1])
-        & (~rank_sure[:, None] | (along >= SUIT_BELOW_COS))
     )
     ranks, suits = np.nonzero(ok)
     if ranks.size == 0:
@@ -598,23 +706,64 @@ def glyph_homographies(glyphs: Glyphs) -> list[NDArray[np.float64]]:
     homographies = []
     for k in np.argsort(oddness, kind="stable")[:MAX_GLYPH_PAIRS]:
         r, s = ranks[k], suits[k]
-        towards = np.array([dx[r, s], dy[r, s]], np.float64)
-        if rank_sure[r]:
-            down = rank_axes[r].astype(np.float64)
-            down *= 1.0 if float(down @ towards) >= 0 else -1.0
-        else:
-            down = towards / np.linalg.norm(towards)
+        towards = math.atan2(float(dy[r, s]), float(dx[r, s]))
+        centre = rank_centres[r].astype(np.float64)
+        homographies += _index_frames(centre, float(rank_sizes[r]), towards, edges)
+    return homographies
+
+
+def joined_index_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np.float64]]:
+    """Card frames for single ink components shaped like a whole index (rank and suit joined).
+
+    Either end of the long axis may be the rank, so both ways are proposed; the most typically
+    shaped `MAX_JOINED` components are kept.
+    """
+    elongation = glyphs.lengths / np.maximum(glyphs.breadths, 1e-6)
+    rank_sizes = glyphs.lengths / JOINED_LENGTH_IN_RANKS
+    ok = (
+        (elongation >= JOINED_ELONGATION[0])
+        & (elongation <= JOINED_ELONGATION[1])
+        & (rank_sizes >= GLYPH_MIN_PX)
+    )
+    chosen = np.nonzero(ok)[0]
+    typical = math.sqrt(JOINED_ELONGATION[0] * JOINED_ELONGATION[1])
+    chosen = chosen[np.argsort(np.abs(np.log(elongation[chosen] / typical)), kind="stable")][:MAX_JOINED]
+    homographies = []
+    for k in chosen:
+        rank = float(rank_sizes[k])
+        widths = [float(glyphs.lengths[k]) * factor for factor in JOINED_WIDTHS]
+        for sign in (1.0, -1.0):
+            down = sign * glyphs.axes[k]
+            centre = glyphs.centres[k] - down * (glyphs.lengths[k] - rank) / 2
+            towards = math.atan2(float(down[1]), float(down[0]))
+            homographies += _index_frames(centre, rank, towards, edges, widths)
+    return homographies
+
+
+def _index_frames(
+    centre: NDArray[np.float64],
+    rank_size: float,
+    towards: float,
+    edges: EdgeOrientation,
+    widths: list[float] | None = None,
+) -> list[NDArray[np.float64]]:
+    """Card frames for a rank glyph at `centre`, the card's down direction near `towards`
+    (radians), snapped to the card edges around it when they are clear; the card widths to try
+    are `widths`, or those the rank's size gives (`RANK_SHARE_OF_WIDTH`)."""
+    directions = [towards]
+    angle, coherence = edges.dominant(centre, EDGE_WINDOW * rank_size)
+    if coherence >= MIN_COHERENCE:
+        # Of angle + k * 90 degrees, the one nearest the rank-to-suit direction.
+        snapped = angle + round((towards - angle) / (math.pi / 2)) * math.pi / 2
+        if abs(towards - snapped) <= SAME_DIRECTION:
+            directions = [snapped]
+        elif abs(towards - snapped) <= MAX_SUIT_OFFSET:
+            directions = [snapped, towards]
+    homographies = []
+    for direction in directions:
+        down = np.array([math.cos(direction), math.sin(direction)])
         across = np.array([down[1], -down[0]])  # right-handed: across x down > 0 on screen
-        for share in RANK_SHARE_OF_WIDTH:
-            width = float(rank_sizes[r]) / share
-            origin = rank_centres[r] - RANK_CENTRE[0] * width * across - RANK_CENTRE[1] * width * down
-            homographies.append(
-                np.array(
-                    [
-                        [across[0] * width, down[0] * width, origin[0]],
-                        [across[1] * width, down[1] * width, origin[1]],
-                        [0.0, 0.0, 1.0],
-                    ]
-                )
-            )
+        for width in widths or [rank_size / share for share in RANK_SHARE_OF_WIDTH]:
+            origin = centre - RANK_CENTRE[0] * width * across - RANK_CENTRE[1] * width * down
+            homographies.append(corner_homography(origin, across * width, down * width))
     return homographies

@@ -122,11 +122,14 @@ def read_patch(pyramid: list[NDArray[np.uint8]], homography: NDArray[np.float64]
 def quad_area(quad: Quad) -> float:
     """Area in square pixels of a quadrilateral (shoelace formula)."""
     x, y = quad[:, 0], quad[:, 1]
-    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2.0)
+    x_next, y_next = np.concatenate((x[1:], x[:1])), np.concatenate((y[1:], y[:1]))
+    return float(abs(np.dot(x, y_next) - np.dot(y, x_next)) / 2.0)
 
 
 def quad_iou(a: Quad, b: Quad) -> float:
     """Intersection over union of two convex quadrilaterals."""
+    if (a.min(axis=0) >= b.max(axis=0)).any() or (b.min(axis=0) >= a.max(axis=0)).any():
+        return 0.0  # bounding boxes apart: most pairs in a photo, and cheap to tell
     inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
     union = quad_area(a) + quad_area(b) - float(inter)
     return float(inter) / union if union > 0 else 0.0

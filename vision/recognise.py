@@ -15,6 +15,7 @@ Stages (each a function over arrays, see the modules named):
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field, replace
 
@@ -29,6 +30,7 @@ from vision.detect import (
     card_corners_from_frame,
     card_masks,
     corner_homographies,
+    edge_orientation,
     find_blobs,
     find_glyphs,
     glyph_homographies,
@@ -69,7 +71,17 @@ SAME_CARD_IOU = 0.5
 """Two readings whose card outlines overlap this much are of the same physical card."""
 
 SAME_INDEX = 0.2
-"""Readings whose index corners are closer than this many card widths read the same index."""
+"""Readings whose index middles are closer than this many card widths read the same index."""
+
+INDEX_MIDDLE = (0.12, 0.24)
+"""Middle of a printed index (rank over suit), in card widths from the card's corner."""
+
+FAR_INDEX = 0.3
+"""Slack, in card widths, for the far index a lone corner's card estimate predicts: that
+estimate assumes a poker card and the size read off one corner."""
+
+SAME_WAY_COS = 0.8
+"""Two index readings are of one index only if turned less than about 37 degrees apart."""
 
 OUTLINE_IOU = 0.3
 """A whole outline overlapping a lone corner's estimated card this much is that card."""
@@ -228,7 +240,8 @@ def corner_proposals(blobs: list[Blob], widths: list[float], explained: list[Qua
 def glyph_proposals(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Proposal]:
     """Index corners placed from rank-above-suit glyph pairs (for cards whose outline is lost)."""
     glyphs = find_glyphs(prepared, paper_regions(masks))
-    return [Proposal(h, None, card_corners_from_frame(h)) for h in glyph_homographies(glyphs)]
+    homographies = glyph_homographies(glyphs, edge_orientation(prepared.gray))
+    return [Proposal(h, None, card_corners_from_frame(h)) for h in homographies]
 
 
 def read_candidates(
@@ -295,14 +308,52 @@ def merge(candidates: list[Candidate], minimum: float | None = None) -> list[Can
 
 def same_card(a: Candidate, b: Candidate) -> bool:
     """Whether two readings are of one physical card: two outlines overlapping, or an index
-    corner of one where an index corner of the other is.
+    corner or index of one where that of the other is.
 
     Fanned cards overlap most of their area, so overlap alone cannot tell neighbours apart,
-    but their index corners are a fraction of a card width apart at least.
+    but their indices are a fraction of a card width apart at least. Indices are compared by
+    their middles as well as by the card corners: two frames read at different card sizes put
+    the corner in different places around one and the same index. A card read at both ends
+    from two lone corners is one card too: the far index of a lone corner's estimated card,
+    read the other way up, is where the other reading is (within the estimate's slack).
     """
     if a.whole and b.whole and quad_iou(a.quad, b.quad) > SAME_CARD_IOU:
         return True
     width = min(float(np.linalg.norm(a.quad[1] - a.quad[0])), float(np.linalg.norm(b.quad[1] - b.quad[0])))
     corners_a = (a.quad[0], a.quad[2]) if a.whole else (a.quad[0],)
     corners_b = (b.quad[0], b.quad[2]) if b.whole else (b.quad[0],)
-    return any(float(np.linalg.norm(p - q)) < SAME_INDEX * width for p in corners_a for q in corners_b)
+    corner_pairs = itertools.product(corners_a, corners_b)
+    if any(float(np.linalg.norm(p - q)) < SAME_INDEX * width for p, q in corner_pairs):
+        return True
+    for end_a, end_b in itertools.product(index_ends(a), index_ends(b)):
+        if not (end_a.read or end_b.read):
+            continue  # two estimates say nothing about each other
+        slack = SAME_INDEX if end_a.read and end_b.read else FAR_INDEX
+        if float(np.linalg.norm(end_a.middle - end_b.middle)) < slack * width and (
+            float(end_a.across @ end_b.across) > SAME_WAY_COS
+        ):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class IndexEnd:
+    """Where a card's index is, or would be, according to one reading."""
+
+    middle: NDArray[np.float64]
+    """Middle of the index (rank over suit) in image pixels."""
+    across: NDArray[np.float64]
+    """Unit vector along the card's top edge as that index is read."""
+    read: bool
+    """Whether this index was read (False for the far end of a lone corner's estimated card)."""
+
+
+def index_ends(candidate: Candidate) -> list[IndexEnd]:
+    """Both index ends of a reading's card: read ones, and the estimated far end of a lone corner."""
+    homography = card_homography(candidate.quad)
+    ends = []
+    for h, read in ((homography, True), (homography @ ROTATE_HALF_TURN, candidate.whole)):
+        middle, beside = cv2.perspectiveTransform(np.array([[INDEX_MIDDLE, (1.0, INDEX_MIDDLE[1])]]), h)[0]
+        across = beside - middle
+        ends.append(IndexEnd(middle, across / max(float(np.linalg.norm(across)), 1e-9), read))
+    return ends
