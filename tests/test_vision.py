@@ -234,6 +234,155 @@ def test_fuse_no_index_anywhere_is_not_a_card() -> None:
     assert fused.presence < 0.1 and fused.confidence < 0.1
 
 
+def _network(seed: int) -> object:
+    """A small random network over the real feature length (weights exactly representable in
+    float16, as saved)."""
+    from vision.classify import Network, feature_length
+
+    rng = np.random.default_rng(seed)
+
+    def layer(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        weight = (rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float16).astype(np.float32)
+        return weight, rng.standard_normal(b).astype(np.float32)
+
+    n = feature_length()
+    return Network(
+        mean=rng.standard_normal(n).astype(np.float32),
+        scale=(1.0 + rng.random(n)).astype(np.float32),
+        hidden=(layer(n, 16),),
+        rank_head=layer(16, NONE_RANK + 1),
+        suit_head=layer(16, NONE_SUIT + 1),
+        rank_temperature=1.5,
+        suit_temperature=0.8,
+    )
+
+
+def _patches(count: int) -> np.ndarray:
+    from vision.geometry import PATCH_HEIGHT_PX, PATCH_WIDTH_PX
+
+    rng = np.random.default_rng(5)
+    return rng.integers(0, 256, (count, PATCH_HEIGHT_PX, PATCH_WIDTH_PX, 3), dtype=np.uint8)
+
+
+def test_an_ensemble_reads_the_average_of_its_networks(tmp_path: Path) -> None:
+    from vision.classify import IndexModel
+
+    first, second = _network(1), _network(2)
+    patches = _patches(6)
+    alone = [IndexModel(networks=(net,)).read(patches) for net in (first, second)]  # type: ignore[arg-type]
+    both = IndexModel(networks=(first, second)).read(patches)  # type: ignore[arg-type]
+    for a, b, mean in zip(alone[0], alone[1], both, strict=True):
+        np.testing.assert_allclose(mean.rank, (a.rank + b.rank) / 2, rtol=1e-6)
+        np.testing.assert_allclose(mean.suit, (a.suit + b.suit) / 2, rtol=1e-6)
+        assert mean.rank.sum() == pytest.approx(1.0) and mean.suit.sum() == pytest.approx(1.0)
+    # Saved and loaded, it reads the same (weights are stored as float16, drawn so above).
+    model = IndexModel(networks=(first, second), detection_weights=(0.5, 1.0, 0.2, 0.1))  # type: ignore[arg-type]
+    model.save(tmp_path / "model.npz")
+    loaded = IndexModel.load(tmp_path / "model.npz")
+    assert len(loaded.networks) == 2 and loaded.detection_weights == (0.5, 1.0, 0.2, 0.1)
+    for saved, read in zip(both, loaded.read(patches), strict=True):
+        np.testing.assert_allclose(read.rank, saved.rank, rtol=1e-5, atol=1e-9)
+        np.testing.assert_allclose(read.suit, saved.suit, rtol=1e-5, atol=1e-9)
+
+
+def test_a_model_file_of_other_features_is_refused_with_the_command_to_rebuild(tmp_path: Path) -> None:
+    from vision.classify import IndexModel
+
+    np.savez(tmp_path / "old.npz", feature_length=np.array(7), networks=np.array(1))
+    with pytest.raises(ValueError, match=r"python -m vision\.train"):
+        IndexModel.load(tmp_path / "old.npz")
+    with pytest.raises(FileNotFoundError, match=r"python -m vision\.train"):
+        IndexModel.load(tmp_path / "missing.npz")
+
+
+# Detection and merging, on drawn geometry ---------------------------------------------------
+
+
+def _card_on_table(angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """A white card 180 px wide turned `angle` degrees on a dark table, its index "K" with a
+    diamond drawn touching it (one ink blob, as small or blurred print makes it); returns the
+    image and the card's corners clockwise from the printed top-left."""
+    width, height = 180.0, 180.0 * CARD_ASPECT
+    card = np.full((int(height), int(width), 3), 250, np.uint8)
+    cv2.putText(card, "K", (8, 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (30, 30, 200), 3)
+    diamond = np.array([[21, 34], [31, 47], [21, 60], [11, 47]], np.int32)
+    cv2.fillPoly(card, [diamond], (30, 30, 200))
+    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    t = np.radians(angle)
+    turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    quad = (corners - corners.mean(axis=0)) @ turn.T + np.array([320.0, 240.0])
+    matrix = cv2.getPerspectiveTransform(corners, quad.astype(np.float32))
+    table = np.full((480, 640, 3), 40, np.uint8)
+    warped = cv2.warpPerspective(card, matrix, (640, 480), borderValue=(0, 0, 0))
+    inside = cv2.warpPerspective(np.full(card.shape[:2], 255, np.uint8), matrix, (640, 480)) > 0
+    table[inside] = warped[inside]
+    return cv2.GaussianBlur(table, (3, 3), 0), quad
+
+
+@pytest.mark.parametrize("angle", [0.0, 35.0, 180.0, 250.0])
+def test_an_index_whose_rank_and_suit_touch_is_proposed_at_its_corner(angle: float) -> None:
+    from vision.detect import (
+        card_masks,
+        edge_orientation,
+        find_glyphs,
+        joined_index_homographies,
+        paper_regions,
+        prepare,
+    )
+
+    image, quad = _card_on_table(angle)
+    prepared = prepare(image)
+    glyphs = find_glyphs(prepared, paper_regions(card_masks(prepared)))
+    frames = joined_index_homographies(glyphs, edge_orientation(prepared.gray))
+    width = float(np.linalg.norm(quad[1] - quad[0]))
+    top = (quad[1] - quad[0]) / width
+    # Some frame has its corner at the card's printed top-left, turned as the card is, and
+    # about the card's size: the classifier can read the index there.
+    best = min(
+        float(np.linalg.norm(h[:2, 2] - quad[0])) / width
+        + (1.0 - float(h[:2, 0] @ top) / float(np.linalg.norm(h[:2, 0])))
+        + abs(float(np.linalg.norm(h[:2, 0])) / width - 1.0)
+        for h in frames
+    )
+    assert best < 0.25
+
+
+def _candidate(quad: np.ndarray, card: str, whole: bool = False) -> object:
+    from vision.classify import CardReading
+    from vision.recognise import Candidate
+
+    return Candidate(CardReading(card, 0.9, 0.99), quad.astype(np.float64), whole=whole, confidence=0.9)
+
+
+def test_a_card_read_at_both_ends_from_lone_corners_is_one_card() -> None:
+    from vision.recognise import merge, same_card
+
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    top_left = _candidate(quad, "6D")
+    # The same card read upside down from its bottom-right corner (a lone corner's estimate of
+    # the card is a little off), and misread there: still one card, reported once.
+    bottom_right = _candidate(np.roll(quad, -2, axis=0) + np.array([8.0, -10.0]), "9D")
+    assert same_card(top_left, bottom_right)  # type: ignore[arg-type]
+    assert [c.reading.card for c in merge([top_left, bottom_right])] == ["6D"]  # type: ignore[list-item]
+
+
+def test_fanned_neighbours_are_not_merged() -> None:
+    from vision.recognise import merge, same_card
+
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    # A fan: the next card's index 35 % of a card width to the right, turned 8 degrees.
+    t = np.radians(8.0)
+    turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    neighbour = (quad - quad[0]) @ turn.T + quad[0] + np.array([35.0, 0.0])
+    # And a card lying upside down below the first, its index two card widths beyond where the
+    # first card's far index is: not the same card either.
+    below = np.roll(quad + np.array([0.0, 200.0]), -2, axis=0)
+    cards = [_candidate(quad, "7S"), _candidate(neighbour, "8S"), _candidate(below, "9S")]
+    assert not same_card(cards[0], cards[1])  # type: ignore[arg-type]
+    assert not same_card(cards[0], cards[2])  # type: ignore[arg-type]
+    assert sorted(c.reading.card for c in merge(cards)) == ["7S", "8S", "9S"]  # type: ignore[misc]
+
+
 # Recognition -------------------------------------------------------------------------------
 
 

@@ -234,21 +234,22 @@ def test_the_cards_found_are_outlined_numbered_and_offered_as_chips(
     # to the shown size) and is numbered as its chip; any card it doubts is flagged for the player.
     marks = re.findall(r'<g class="mark (\w+)">\s*<polygon points="([^"]+)"></polygon>\s*'
                        r'<text[^>]*>(\d+) ([^<]+)</text>', body)
-    sure = set()
+    found = set()
     for status, points, number, label in marks:
         chip_name = chip_names(resp)[int(number) - 1]
         if status == "unsure":
             assert re.search(rf'aria-label="Card {number}: {chip_name}, \d+%, check this card', body)
-            continue
         xy = np.array([[float(v) for v in p.split(",")] for p in points.split()])
         centre = tuple(xy.mean(axis=0))
         inside = [code for code, quad in zip(show.cards, show.quads, strict=True)
                   if cv2.pointPolygonTest((np.asarray(quad) * DISPLAY_SCALE).astype(np.float32), centre,
                                           False) > 0]
+        if status == "unsure" and not (len(inside) == 1 and Card.parse(inside[0]).label == label):
+            continue  # a doubted extra, flagged above: the player drops it below
         assert len(inside) == 1, (number, label)
         assert Card.parse(inside[0]).label == label and chip_name == Card.parse(inside[0]).name
-        sure.add(inside[0])
-    assert sure == set(SHOW_CARDS)
+        found.add(inside[0])
+    assert found == set(SHOW_CARDS)
     # The photo comes back inline, shrunk to 960 px, and nothing else holds it.
     photo = re.search(r'<img id="photo-img" src="data:image/jpeg;base64,([^"]+)" width="960" height="720"',
                       body)
@@ -576,9 +577,10 @@ def test_api_recognise_answers_as_the_cli_does(client: FlaskClient, show: Synthe
     assert set(data) == {"cards", "warnings"}
     for d in data["cards"]:
         assert set(d) == {"card", "confidence", "corners"} and 0 <= d["confidence"] <= 1
-    sure = [d for d in data["cards"] if d["confidence"] >= CHECK_BELOW]
-    assert sorted(d["card"] for d in sure) == sorted(SHOW_CARDS)
-    for d in sure:
+    assert sorted(d["card"] for d in data["cards"]) == sorted(SHOW_CARDS)
+    for d in data["cards"]:
+        if d["confidence"] < CHECK_BELOW:  # a card it doubts is named for the player to check
+            assert any(d["card"] in warning and "not sure" in warning for warning in data["warnings"])
         centre = tuple(np.asarray(d["corners"], dtype=float).mean(axis=0))  # in the 1600 × 1200 original
         quad = np.asarray(show.quads[show.cards.index(d["card"])], dtype=np.float32)
         assert cv2.pointPolygonTest(quad, centre, False) > 0

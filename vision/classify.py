@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -134,16 +135,82 @@ def fuse(readings: list[IndexReading]) -> CardReading:
 
 
 @dataclass(frozen=True)
-class IndexModel:
-    """The trained network: a ReLU hidden stack and two calibrated softmax heads."""
+class Network:
+    """One trained network: a ReLU hidden stack and two temperature-calibrated softmax heads."""
 
     mean: NDArray[np.float32]
     scale: NDArray[np.float32]
     hidden: tuple[tuple[NDArray[np.float32], NDArray[np.float32]], ...]
     rank_head: tuple[NDArray[np.float32], NDArray[np.float32]]
     suit_head: tuple[NDArray[np.float32], NDArray[np.float32]]
-    rank_temperature: float
-    suit_temperature: float
+    rank_temperature: float = 1.0
+    suit_temperature: float = 1.0
+
+    def logits(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Uncalibrated rank and suit logits for feature rows."""
+        x: NDArray[np.float32] = ((features - self.mean) / self.scale).astype(np.float32)
+        for weight, bias in self.hidden:
+            x = np.maximum(_matmul(x, weight) + bias, np.float32(0.0))
+        rank: NDArray[np.float32] = _matmul(x, self.rank_head[0]) + self.rank_head[1]
+        suit: NDArray[np.float32] = _matmul(x, self.suit_head[0]) + self.suit_head[1]
+        return rank, suit
+
+    def probabilities(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Calibrated rank and suit probabilities for feature rows."""
+        rank_logits, suit_logits = self.logits(features)
+        return (
+            softmax(rank_logits.astype(np.float64) / self.rank_temperature),
+            softmax(suit_logits.astype(np.float64) / self.suit_temperature),
+        )
+
+    def arrays(self, prefix: str) -> dict[str, NDArray[np.generic]]:
+        """The network as named arrays (weights as float16 to stay small)."""
+        arrays: dict[str, NDArray[np.generic]] = {
+            f"{prefix}mean": self.mean,
+            f"{prefix}scale": self.scale,
+            f"{prefix}rank_w": self.rank_head[0].astype(np.float16),
+            f"{prefix}rank_b": self.rank_head[1],
+            f"{prefix}suit_w": self.suit_head[0].astype(np.float16),
+            f"{prefix}suit_b": self.suit_head[1],
+            f"{prefix}temperatures": np.array([self.rank_temperature, self.suit_temperature]),
+        }
+        for i, (weight, bias) in enumerate(self.hidden):
+            arrays[f"{prefix}hidden{i}_w"] = weight.astype(np.float16)
+            arrays[f"{prefix}hidden{i}_b"] = bias
+        return arrays
+
+    @classmethod
+    def from_arrays(cls, data: Mapping[str, NDArray[np.generic]], prefix: str) -> Network:
+        """The network stored by `arrays` under `prefix`."""
+        hidden = []
+        i = 0
+        while f"{prefix}hidden{i}_w" in data:
+            weight, bias = data[f"{prefix}hidden{i}_w"], data[f"{prefix}hidden{i}_b"]
+            hidden.append((weight.astype(np.float32), bias.astype(np.float32)))
+            i += 1
+        temperatures = data[f"{prefix}temperatures"]
+
+        def head(name: str) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+            return data[f"{prefix}{name}_w"].astype(np.float32), data[f"{prefix}{name}_b"].astype(np.float32)
+
+        return cls(
+            mean=data[f"{prefix}mean"].astype(np.float32),
+            scale=data[f"{prefix}scale"].astype(np.float32),
+            hidden=tuple(hidden),
+            rank_head=head("rank"),
+            suit_head=head("suit"),
+            rank_temperature=float(temperatures[0]),
+            suit_temperature=float(temperatures[1]),
+        )
+
+
+@dataclass(frozen=True)
+class IndexModel:
+    """The trained classifier: several networks trained alike from different starting weights,
+    whose calibrated probabilities are averaged (an ensemble errs less, and is less often
+    sure of a wrong answer, than any one of its members)."""
+
+    networks: tuple[Network, ...]
     detection_weights: tuple[float, ...] | None = None
     """Logistic calibration of a whole detection (see `detection_confidence`), fitted by
     `vision.train` on synthetic photos; None before it is fitted."""
@@ -163,40 +230,31 @@ class IndexModel:
         z = sum(w * f for w, f in zip(self.detection_weights, features, strict=True))
         return 1.0 / (1.0 + math.exp(-z))
 
-    def logits(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-        """Uncalibrated rank and suit logits for feature rows."""
-        x: NDArray[np.float32] = ((features - self.mean) / self.scale).astype(np.float32)
-        for weight, bias in self.hidden:
-            x = np.maximum(_matmul(x, weight) + bias, np.float32(0.0))
-        rank: NDArray[np.float32] = _matmul(x, self.rank_head[0]) + self.rank_head[1]
-        suit: NDArray[np.float32] = _matmul(x, self.suit_head[0]) + self.suit_head[1]
+    def probabilities(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Rank and suit probabilities for feature rows, averaged over the networks."""
+        if not self.networks:
+            raise ValueError("an index model needs at least one network")
+        outputs = [network.probabilities(features) for network in self.networks]
+        rank = np.mean([rank for rank, _ in outputs], axis=0)
+        suit = np.mean([suit for _, suit in outputs], axis=0)
         return rank, suit
 
     def read(self, patches: NDArray[np.uint8]) -> list[IndexReading]:
         """Calibrated readings for a batch of BGR patches."""
         if len(patches) == 0:
             return []
-        rank_logits, suit_logits = self.logits(patch_features(patches))
-        rank = softmax(rank_logits.astype(np.float64) / self.rank_temperature)
-        suit = softmax(suit_logits.astype(np.float64) / self.suit_temperature)
+        rank, suit = self.probabilities(patch_features(patches))
         return [IndexReading(rank=r, suit=s) for r, s in zip(rank, suit, strict=True)]
 
     def save(self, path: Path) -> None:
-        """Write the model as a compressed .npz (weights stored as float16 to stay small)."""
+        """Write the model as a compressed .npz."""
         arrays: dict[str, NDArray[np.generic]] = {
-            "mean": self.mean,
-            "scale": self.scale,
-            "rank_w": self.rank_head[0].astype(np.float16),
-            "rank_b": self.rank_head[1],
-            "suit_w": self.suit_head[0].astype(np.float16),
-            "suit_b": self.suit_head[1],
-            "temperatures": np.array([self.rank_temperature, self.suit_temperature]),
+            "networks": np.array(len(self.networks)),
             "detection_weights": np.array(self.detection_weights or ()),
             "feature_length": np.array(feature_length()),
         }
-        for i, (weight, bias) in enumerate(self.hidden):
-            arrays[f"hidden{i}_w"] = weight.astype(np.float16)
-            arrays[f"hidden{i}_b"] = bias
+        for k, network in enumerate(self.networks):
+            arrays.update(network.arrays(f"net{k}_"))
         path.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
@@ -206,24 +264,11 @@ class IndexModel:
         if not path.exists():
             raise FileNotFoundError(f"no trained model at {path}; build it with `python -m vision.train`")
         with np.load(path) as data:
-            if int(data["feature_length"]) != feature_length():
-                raise ValueError(f"model {path} was trained on other features; run `python -m vision.train`")
-            hidden = []
-            i = 0
-            while f"hidden{i}_w" in data:
-                weight, bias = data[f"hidden{i}_w"], data[f"hidden{i}_b"]
-                hidden.append((weight.astype(np.float32), bias.astype(np.float32)))
-                i += 1
-            temperatures = data["temperatures"]
+            if int(data["feature_length"]) != feature_length() or "networks" not in data:
+                raise ValueError(f"model {path} was built for other features; run `python -m vision.train`")
             return cls(
-                mean=data["mean"].astype(np.float32),
-                scale=data["scale"].astype(np.float32),
-                hidden=tuple(hidden),
-                rank_head=(data["rank_w"].astype(np.float32), data["rank_b"].astype(np.float32)),
-                suit_head=(data["suit_w"].astype(np.float32), data["suit_b"].astype(np.float32)),
-                rank_temperature=float(temperatures[0]),
-                suit_temperature=float(temperatures[1]),
-                detection_weights=tuple(float(v) for v in data.get("detection_weights", ())) or None,
+                networks=tuple(Network.from_arrays(data, f"net{k}_") for k in range(int(data["networks"]))),
+                detection_weights=tuple(float(v) for v in data["detection_weights"]) or None,
             )
 
 

@@ -8,9 +8,11 @@ outline finder misses. Each scene gives its two index corners (labelled with the
 index" when covered) and a few patches that must read as "no index": the other two corners,
 the middle of the card, outlines shifted off the corner, bare table.
 
-The network is a small MLP in numpy (two ReLU layers, two softmax heads) trained with AdamW;
-the temperatures of both heads are then fitted on held-out synthetic scenes so that the
-probabilities are calibrated. The run is seeded end to end and prints a report.
+The classifier is a small ensemble of MLPs in numpy (two ReLU layers, two softmax heads each),
+trained with AdamW on the same data from different starting weights; the temperatures of each
+network's heads are then fitted on held-out synthetic scenes so that the probabilities are
+calibrated, and the detection confidence is calibrated on whole synthetic photos. The run is
+seeded end to end and prints a report.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.cards import CARD_CODES, split_code
-from vision.classify import MODEL_PATH, NONE_RANK, NONE_SUIT, IndexModel, patch_features, softmax
+from vision.classify import MODEL_PATH, NONE_RANK, NONE_SUIT, IndexModel, Network, patch_features, softmax
 from vision.detect import card_masks, find_blobs, prepare, unique_quads
 from vision.geometry import (
     CARD_ASPECT,
@@ -54,9 +56,11 @@ from vision.recognise import (
 from vision.synth import (
     CARD_MM,
     INDEX_REGION,
+    PAPER_CHANCE,
     FaceLibrary,
     PlacedCard,
     add_clutter,
+    add_papers,
     apply_camera,
     face_quad,
     full_library,
@@ -66,16 +70,26 @@ from vision.synth import (
     project_tilted,
     render_show,
     render_table,
+    visible_share,
 )
 
 TRAIN_SEED = 1_000_003
 """Seed of the committed model's run: scenes, deck styles, initial weights, batch order."""
 
-DEFAULT_SCENES = 30_000
+DEFAULT_SCENES = 20_000
 """Single-card scenes per run (each yields about four patches)."""
 
-DEFAULT_MINED = 6_000
+DEFAULT_MINED = 5_000
 """Table photos per run read through the recogniser's own proposals (about 20 patches each)."""
+
+DEFAULT_NETWORKS = 3
+"""Networks in the ensemble. On generated development shows (not the evaluation seeds)
+averaging two networks lifted the exact-photo rate from 87 % to 91 % and three to 93 %; each
+costs about 2 minutes to train, 1.7 MB on disk and some milliseconds per photo (the features
+are computed once)."""
+
+NETWORK_SEED_STEP = 7_919
+"""Offset between the starting-weight seeds of the ensemble's networks."""
 
 MIN_CARD_PX, MAX_CARD_PX = 30.0, 260.0
 """Range of card widths in a scene, in pixels: from a card far away in a small photo (the
@@ -89,6 +103,10 @@ as "no index" below `HIDDEN_INDEX`; corners in between are ambiguous and not use
 OUTLINE_JITTER = (0.006, 0.012, 0.025)
 """Standard deviations (card widths) of corner errors drawn for outlines: good, typical and poor
 fits of a real outline finder."""
+
+ZOOMED_IN = (0.5, 0.7)
+"""Card-size factors of negative frames read at too small a size: the index appears 1.4-2
+times too big and cut off ("10" cut to "1" must not read as anything)."""
 
 _HALF_TURN = ROTATE_HALF_TURN
 _TOP_RIGHT_FRAME = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
@@ -118,14 +136,6 @@ def _translate(dx: float, dy: float) -> NDArray[np.float64]:
     return np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
 
 
-def _visible_share(occupancy: NDArray[np.int16], region: NDArray[np.float32]) -> float:
-    mask = np.zeros(occupancy.shape, np.uint8)
-    cv2.fillPoly(mask, [np.round(region).astype(np.int32)], 1)
-    inside = mask > 0
-    total = int(inside.sum())
-    return float((occupancy[inside] == 0).sum()) / total if total else 0.0
-
-
 def scene_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArray[np.uint8], int, int]]:
     """One synthetic scene's labelled patches: (BGR patch, rank label, suit label)."""
     deck = library.deck(rng)
@@ -145,6 +155,8 @@ def scene_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
     table = make_table(rng, size)
     if rng.random() < 0.3:
         add_clutter(rng, table, rng.randint(1, 3))
+    if rng.random() < PAPER_CHANCE:
+        add_papers(rng, table, None, 1)
     occupancy = np.full((size[1], size[0]), -1, np.int16)
     paste_card(table, occupancy, face, quad, 0, rng)
     to_image = np.asarray(cv2.getPerspectiveTransform(face_quad(face), quad), np.float64)
@@ -169,7 +181,7 @@ def scene_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
         np.array([[[fw - rw, fh - rh], [fw, fh - rh], [fw, fh], [fw - rw, fh]]], np.float32),
     )
     for frame, box in zip((np.eye(3), _HALF_TURN), boxes, strict=True):
-        share = _visible_share(occupancy, cv2.perspectiveTransform(box, to_image)[0])
+        share = visible_share(occupancy, cv2.perspectiveTransform(box, to_image)[0], 0)
         patch = read_patch(pyramid, homography @ frame)
         if share >= VISIBLE_INDEX:
             samples.append((patch, rank, suit))
@@ -178,15 +190,19 @@ def scene_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
     for _ in range(2):
         samples.append((read_patch(pyramid, homography @ _negative_frame(rng)), NONE_RANK, NONE_SUIT))
     if rng.random() < 0.3:
-        samples.append((read_patch(pyramid, _background_frame(rng, size, width, quad)), NONE_RANK, NONE_SUIT))
+        samples.append((read_patch(pyramid, _background_frame(rng, size, width)), NONE_RANK, NONE_SUIT))
     return samples
 
 
 def _negative_frame(rng: random.Random) -> NDArray[np.float64]:
     """A card-frame map whose top-left patch shows no upright index."""
     kind = rng.random()
-    if kind < 0.3:
+    if kind < 0.25:
         frame = _TOP_RIGHT_FRAME
+        return frame if rng.random() < 0.5 else _HALF_TURN @ frame
+    if kind < 0.4:  # a corner read at far too small a card size: the index is cut, magnified
+        zoom = rng.uniform(*ZOOMED_IN)
+        frame = np.diag([zoom, zoom, 1.0])
         return frame if rng.random() < 0.5 else _HALF_TURN @ frame
     if kind < 0.6:
         return _translate(rng.uniform(0.25, 0.72), rng.uniform(0.3, CARD_ASPECT - 0.55))
@@ -204,10 +220,8 @@ def _negative_frame(rng: random.Random) -> NDArray[np.float64]:
     return _translate(dx, dy)  # an outline found inside the card: the index is cut
 
 
-def _background_frame(
-    rng: random.Random, size: tuple[int, int], width: float, quad: NDArray[np.float32]
-) -> NDArray[np.float64]:
-    """A frame placed on bare table (or clutter) beside the card."""
+def _background_frame(rng: random.Random, size: tuple[int, int], width: float) -> NDArray[np.float64]:
+    """A frame placed in a corner of the scene, on bare table, clutter or paper."""
     angle = rng.uniform(0, 2 * math.pi)
     x_axis = width * np.array([math.cos(angle), math.sin(angle)])
     y_axis = np.array([-x_axis[1], x_axis[0]])
@@ -410,8 +424,8 @@ def train_network(
     learning_rate: float = 2e-3,
     weight_decay: float = 1e-4,
     log: bool = True,
-) -> IndexModel:
-    """Fit the MLP (uncalibrated: temperatures 1) to `train`."""
+) -> Network:
+    """Fit one MLP (uncalibrated: temperatures 1) to `train`, from starting weights `seed`."""
     nrng = np.random.default_rng(seed)
     mean = train.features.mean(axis=0)
     scale = train.features.std(axis=0) + 1e-3
@@ -473,14 +487,12 @@ def train_network(
         if log:
             seconds = time.perf_counter() - started
             print(f"  epoch {epoch + 1}/{epochs}: loss {total_loss / n:.4f} ({seconds:.0f} s)", flush=True)
-    return IndexModel(
+    return Network(
         mean=mean.astype(np.float32),
         scale=scale.astype(np.float32),
         hidden=tuple(zip(params.weights[:-1], params.biases[:-1], strict=True)),
         rank_head=(params.weights[-1][:, :split].copy(), params.biases[-1][:split].copy()),
         suit_head=(params.weights[-1][:, split:].copy(), params.biases[-1][split:].copy()),
-        rank_temperature=1.0,
-        suit_temperature=1.0,
     )
 
 
@@ -495,15 +507,11 @@ def fit_temperature(logits: NDArray[np.float32], labels: NDArray[np.int64]) -> f
     return best
 
 
-def calibrate_heads(model: IndexModel, validation: SampleSet) -> IndexModel:
-    """Return `model` with both heads' temperatures fitted on `validation`."""
-    rank_logits, suit_logits = model.logits(validation.features)
-    return IndexModel(
-        mean=model.mean,
-        scale=model.scale,
-        hidden=model.hidden,
-        rank_head=model.rank_head,
-        suit_head=model.suit_head,
+def calibrate_heads(network: Network, validation: SampleSet) -> Network:
+    """Return `network` with both heads' temperatures fitted on `validation`."""
+    rank_logits, suit_logits = network.logits(validation.features)
+    return replace(
+        network,
         rank_temperature=fit_temperature(rank_logits, validation.ranks),
         suit_temperature=fit_temperature(suit_logits, validation.suits),
     )
@@ -577,9 +585,7 @@ def fit_detection_weights(model: IndexModel, seed: int, photos: int, workers: in
 
 def report(model: IndexModel, validation: SampleSet) -> str:
     """Accuracy and a reliability table of the calibrated model on held-out samples."""
-    rank_logits, suit_logits = model.logits(validation.features)
-    p_rank = softmax(rank_logits.astype(np.float64) / model.rank_temperature)
-    p_suit = softmax(suit_logits.astype(np.float64) / model.suit_temperature)
+    p_rank, p_suit = model.probabilities(validation.features)
     rank_ok = p_rank.argmax(axis=1) == validation.ranks
     suit_ok = p_suit.argmax(axis=1) == validation.suits
     both = rank_ok & suit_ok
@@ -590,7 +596,8 @@ def report(model: IndexModel, validation: SampleSet) -> str:
         f"on index patches: both right {both[index].mean():.4f}; "
         f"said 'no index' for {float((p_rank.argmax(axis=1)[index] == NONE_RANK).mean()):.4f}",
         f"on blank patches: called an index {float((p_rank.argmax(axis=1)[~index] != NONE_RANK).mean()):.4f}",
-        f"temperatures: rank {model.rank_temperature:.3f}, suit {model.suit_temperature:.3f}",
+        "temperatures (rank, suit): "
+        + ", ".join(f"{n.rank_temperature:.3f} {n.suit_temperature:.3f}" for n in model.networks),
         "",
         "| confidence | patches | right |",
         "| --- | --- | --- |",
@@ -614,6 +621,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--photos", type=int, default=CALIBRATION_PHOTOS, help="photos for confidence calibration"
     )
     parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument(
+        "--networks", type=int, default=DEFAULT_NETWORKS, help="networks in the ensemble (same data)"
+    )
     parser.add_argument("--seed", type=int, default=TRAIN_SEED)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
@@ -639,7 +649,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"({time.perf_counter() - started:.0f} s)",
         flush=True,
     )
-    model = calibrate_heads(train_network(train, args.seed, args.epochs), validation)
+    networks = []
+    for member in range(args.networks):
+        print(f"network {member + 1} of {args.networks}", flush=True)
+        network = train_network(train, args.seed + member * NETWORK_SEED_STEP, args.epochs)
+        networks.append(calibrate_heads(network, validation))
+    model = IndexModel(networks=tuple(networks))
     print(report(model, validation))
     weights = fit_detection_weights(model, args.seed + 2, args.photos, args.workers)
     model = replace(model, detection_weights=weights)
