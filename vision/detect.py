@@ -457,7 +457,8 @@ percentile): card stock is the lightest thing in a table photo, bar glare."""
 
 INK_DEPTH = 0.75
 """A glyph's mean grey must be at most this share of the paper around it (printed indices are
-dark or saturated red; table texture and shading are not)."""
+dark or saturated red; table texture and shading are not). Thin strokes of a small rank, red
+ones above all, blur to about 0.65 of the paper, so the bar sits above that."""
 
 RANK_TO_SUIT = (0.7, 2.1)
 """Distance from rank centre to suit centre, in rank-glyph sizes, over every deck rendered."""
@@ -496,7 +497,7 @@ MAX_GLYPH_PAIRS = 250
 
 JOINED_ELONGATION = (1.6, 4.2)
 """Length over breadth of one ink component that may be a whole index, its rank and suit run
-together (small or blurred print, or a deck that sets them close): about 2-3 over the decks
+together (small or blurred print, or a deck that sets them close): about 2-4 over the decks
 rendered, while pips and most court-card print are squatter."""
 
 JOINED_WIDTHS = (2.5, 3.1, 3.9)
