@@ -15,6 +15,7 @@ Stages (each a function over arrays, see the modules named):
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from dataclasses import dataclass, field, replace
@@ -156,6 +157,12 @@ class Candidate:
     """Calibrated probability that this detection is right (set by `calibrate`)."""
     support: int = 1
     """How many proposals read this same card (set by `calibrate`)."""
+
+    @functools.cached_property
+    def ends(self) -> list[IndexEnd]:
+        """Where this reading puts the card's indices (see `index_ends`), worked out once:
+        merging compares each candidate with every card kept so far."""
+        return index_ends(self)
 
 
 def recognise(image: ImageInput, model: IndexModel | None = None) -> Recognition:
@@ -325,7 +332,7 @@ def same_card(a: Candidate, b: Candidate) -> bool:
     corner_pairs = itertools.product(corners_a, corners_b)
     if any(float(np.linalg.norm(p - q)) < SAME_INDEX * width for p, q in corner_pairs):
         return True
-    for end_a, end_b in itertools.product(index_ends(a), index_ends(b)):
+    for end_a, end_b in itertools.product(a.ends, b.ends):
         if not (end_a.read or end_b.read):
             continue  # two estimates say nothing about each other
         slack = SAME_INDEX if end_a.read and end_b.read else FAR_INDEX
