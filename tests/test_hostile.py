@@ -18,11 +18,9 @@ import json
 import os
 import re
 import socket
-import sqlite3
 import struct
 import zlib
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -31,7 +29,7 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import event as hypothesis_event
 from hypothesis import strategies as st
-from web_fixtures import make_app
+from web_fixtures import count_rows, make_app
 from werkzeug.datastructures import FileStorage
 from werkzeug.routing import Rule
 from werkzeug.test import TestResponse
@@ -128,13 +126,10 @@ class HostileTarget:
 
     def __init__(self, app: Flask, client: FlaskClient, scorer: str, viewer: str, csrf: str) -> None:
         self.app, self.client, self.scorer, self.viewer, self.csrf = app, client, scorer, viewer, csrf
-        self.db = Path(app.config["DATABASE_URL"].removeprefix("sqlite:///"))
 
     def rows(self) -> tuple[int, int]:
         """Rows in the two tables: any stored change shows here (the log only grows)."""
-        with sqlite3.connect(self.db) as conn:
-            return (conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0],
-                    conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+        return count_rows(self.app, "matches"), count_rows(self.app, "events")
 
     def url(self, rule: Rule, token_choice: str) -> str:
         """``rule`` with its variables filled: the scorer link, the viewer link or junk."""

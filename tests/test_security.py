@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html.parser
 import re
-import sqlite3
 import string
 import subprocess
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
-from web_fixtures import make_app
+from web_fixtures import count_rows, make_app
 from werkzeug.routing import Rule
 from werkzeug.test import TestResponse
 
@@ -48,13 +47,10 @@ class Table:
             assert self.client.post(f"/api/matches/{self.scorer}/events",
                                     json={"after": seq, "event": event}).status_code == 201
         self.csrf = csrf_of(self.client.get("/matches"))
-        self.db = Path(app.config["DATABASE_URL"].removeprefix("sqlite:///"))
 
     def rows(self) -> tuple[int, int]:
         """Rows in the two tables (any write shows here)."""
-        with sqlite3.connect(self.db) as conn:
-            return (conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0],
-                    conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+        return count_rows(self.app, "matches"), count_rows(self.app, "events")
 
     def url(self, rule: Rule, token: str) -> str:
         """``rule`` with ``token`` as its link and harmless values for the rest."""
