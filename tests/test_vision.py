@@ -347,6 +347,28 @@ def test_an_index_whose_rank_and_suit_touch_is_proposed_at_its_corner(angle: flo
     assert best < 0.25
 
 
+def test_an_index_touching_a_court_picture_frame_is_still_a_glyph() -> None:
+    from vision.detect import card_masks, find_glyphs, paper_regions, prepare
+
+    # A court card: a thin line frames the picture, and the rank "K" is drawn touching it, as
+    # on many decks; its suit lies below, apart.
+    card = np.full((252, 180, 3), 250, np.uint8)
+    cv2.rectangle(card, (28, 22), (152, 230), (40, 40, 40), 2)
+    cv2.putText(card, "K", (8, 40), cv2.FONT_HERSHEY_SIMPLEX, 0.95, (40, 40, 40), 2)
+    cv2.fillPoly(card, [np.array([[16, 50], [24, 62], [16, 74], [8, 62]], np.int32)], (40, 40, 40))
+    picture = np.random.default_rng(5).integers(0, 200, (120, 60, 3), dtype=np.uint8)
+    card[60:180, 60:120] = picture
+    table = np.full((480, 640, 3), 40, np.uint8)
+    table[100:352, 200:380] = card
+    image = cv2.GaussianBlur(table, (3, 3), 0)
+    prepared = prepare(image)
+    glyphs = find_glyphs(prepared, paper_regions(card_masks(prepared)))
+    # The "K" (its ink spans about x 208-232, y 18-40 on the card) is a glyph of its own size.
+    rank = (np.abs(glyphs.centres[:, 0] - 220) < 8) & (np.abs(glyphs.centres[:, 1] - 129) < 8)
+    assert rank.any()
+    assert 15 <= float(glyphs.sizes[rank][0]) <= 35
+
+
 def _candidate(quad: np.ndarray, card: str, whole: bool = False) -> object:
     from vision.classify import CardReading
     from vision.recognise import Candidate
@@ -364,6 +386,21 @@ def test_a_card_read_at_both_ends_from_lone_corners_is_one_card() -> None:
     bottom_right = _candidate(np.roll(quad, -2, axis=0) + np.array([8.0, -10.0]), "9D")
     assert same_card(top_left, bottom_right)  # type: ignore[arg-type]
     assert [c.reading.card for c in merge([top_left, bottom_right])] == ["6D"]  # type: ignore[list-item]
+
+
+def test_a_card_whose_index_lies_where_another_cards_far_end_is_estimated_is_another_card() -> None:
+    from vision.recognise import merge, same_card
+
+    # A card read at its top-left corner alone; its far index is only estimated (as for a
+    # poker card of the size its corner suggests).
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    lone = _candidate(quad, "AH")
+    # A bigger card lying the other way up on it, its index just where that estimate puts the
+    # first card's far index; its own far end is nowhere near the first card's index, so the
+    # two readings cannot be one card seen at both ends.
+    other = _candidate(np.array([[200.0, 240.0], [70.0, 240.0], [70.0, 58.0], [200.0, 58.0]]), "7S")
+    assert not same_card(lone, other)  # type: ignore[arg-type]
+    assert sorted(c.reading.card for c in merge([lone, other])) == ["7S", "AH"]  # type: ignore[misc]
 
 
 def test_fanned_neighbours_are_not_merged() -> None:

@@ -447,6 +447,10 @@ INK_CONTRAST = 0.7
 INK_RED = 45
 """Or when its red channel exceeds both others by this many grey levels (red suits)."""
 
+FRAME_LINE_SHARE = 0.04
+"""Straight thin strokes at least this share of the photo's long side long are frame lines
+around court-card pictures, not print of an index (see `_cut_long_lines`)."""
+
 PAPER_WINDOW = 0.04
 """Neighbourhood, as a share of the photo's long side, whose brightest grey is taken as the
 paper around a glyph: wider than any stroke, narrow enough to stay on the card."""
@@ -547,7 +551,10 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
     bgr = prepared.bgr.astype(np.int16)
     red = (bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])) > INK_RED
     ink = (((dark > 0) | red) & (paper_mask > 0) & (_dark_table(dark, max_px) == 0)).astype(np.uint8)
-    _, labels, stats, centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    ink = _cut_long_lines(ink, FRAME_LINE_SHARE * max(h, w))
+    _, found, stats, middles = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    labels = np.asarray(found, np.int32)
+    centres = np.asarray(middles, np.float64)
     widths = stats[1:, cv2.CC_STAT_WIDTH].astype(np.float64)
     heights = stats[1:, cv2.CC_STAT_HEIGHT].astype(np.float64)
     areas = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
@@ -571,6 +578,26 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
         lengths=lengths[1:][keep],
         breadths=breadths[1:][keep],
     )
+
+
+def _cut_long_lines(ink: NDArray[np.uint8], min_length: float) -> NDArray[np.uint8]:
+    """`ink` with its long, thin straight strokes erased.
+
+    On many court cards the index touches the thin line framing the picture; joined to it the
+    rank is one big component and no longer a glyph. Glyph strokes are short or curved, so
+    cutting the long straight thin lines sets the index free and leaves glyphs whole.
+    """
+    # Strokes up to about four pixels wide do not survive a 5 x 5 opening: those are thin.
+    square = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
+    thin = cv2.subtract(ink, cv2.morphologyEx(ink, cv2.MORPH_OPEN, square))
+    length = max(int(min_length), 8)
+    lines = cv2.HoughLinesP(thin, 1, math.pi / 360, threshold=length // 2, minLineLength=length, maxLineGap=2)
+    if lines is None:
+        return ink
+    cut = ink.copy()
+    for x1, y1, x2, y2 in lines[:, 0]:
+        cv2.line(cut, (int(x1), int(y1)), (int(x2), int(y2)), 0, 5)
+    return cut
 
 
 def _principal_axes(

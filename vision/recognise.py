@@ -321,8 +321,10 @@ def same_card(a: Candidate, b: Candidate) -> bool:
     but their indices are a fraction of a card width apart at least. Indices are compared by
     their middles as well as by the card corners: two frames read at different card sizes put
     the corner in different places around one and the same index. A card read at both ends
-    from two lone corners is one card too: the far index of a lone corner's estimated card,
-    read the other way up, is where the other reading is (within the estimate's slack).
+    from two lone corners is one card too: each reading's estimated far index, read the other
+    way up, is where the other reading is (within the estimate's slack). One estimate landing
+    on another card's index is not enough: in a fan, a card's index often lies where the
+    card on top of it would have its far end if it were a little larger.
     """
     if a.whole and b.whole and quad_iou(a.quad, b.quad) > SAME_CARD_IOU:
         return True
@@ -332,15 +334,25 @@ def same_card(a: Candidate, b: Candidate) -> bool:
     corner_pairs = itertools.product(corners_a, corners_b)
     if any(float(np.linalg.norm(p - q)) < SAME_INDEX * width for p, q in corner_pairs):
         return True
-    for end_a, end_b in itertools.product(a.ends, b.ends):
-        if not (end_a.read or end_b.read):
-            continue  # two estimates say nothing about each other
-        slack = SAME_INDEX if end_a.read and end_b.read else FAR_INDEX
-        if float(np.linalg.norm(end_a.middle - end_b.middle)) < slack * width and (
-            float(end_a.across @ end_b.across) > SAME_WAY_COS
-        ):
-            return True
-    return False
+    pairs = itertools.product(a.ends, b.ends)
+    if any(end_a.read and end_b.read and _same_index(end_a, end_b, width) for end_a, end_b in pairs):
+        return True
+    first_a, second_a = a.ends
+    return any(
+        _same_index(first_a, end_b, width) and _same_index(second_a, other_b, width)
+        for end_b, other_b in (b.ends, b.ends[::-1])
+    )
+
+
+def _same_index(a: IndexEnd, b: IndexEnd, width: float) -> bool:
+    """Whether two index ends (of cards `width` wide) agree: within `SAME_INDEX` when both
+    were read, `FAR_INDEX` when one is an estimate; two estimates say nothing either way."""
+    if not (a.read or b.read):
+        return True
+    slack = SAME_INDEX if a.read and b.read else FAR_INDEX
+    return float(np.linalg.norm(a.middle - b.middle)) < slack * width and (
+        float(a.across @ b.across) > SAME_WAY_COS
+    )
 
 
 @dataclass(frozen=True)
