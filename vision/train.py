@@ -274,8 +274,11 @@ MISS_INDEX = 0.18
 a card's true index box reads that card; beyond `MISS_INDEX` from every index it must read
 "no index"; in between it is ambiguous and not used."""
 
-MINED_NEGATIVES = 14
-"""Most "no index" proposals kept per mined photo, so they do not swamp the card samples."""
+MINED_NEGATIVES = 8
+"""Most "no index" proposals kept per mined photo from each kind of proposal (outline, lone
+corner, glyph), so they do not swamp the card samples. Drawn per kind, the rarer kinds are
+not crowded out: glyph frames on printed paper, the source of most confident false cards,
+are a small share of all proposals."""
 
 MINED_SIZES = ((504, 378), (640, 480), (960, 720), (1280, 960))
 """Photo sizes of mined scenes: small webcam and downscaled phone shots up to working size."""
@@ -315,35 +318,35 @@ def mined_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
     masks = card_masks(prepared)
     blobs = find_blobs(prepared, masks)
     widths = [float(np.linalg.norm(card.quad[1] - card.quad[0])) for card in photo.placed]
-    proposals = (
-        outline_proposals(unique_quads(blobs))
-        + corner_proposals(blobs, widths, [])
-        + corner_proposals(blobs, [], [])
-        + glyph_proposals(prepared, masks)
+    kinds = (
+        outline_proposals(unique_quads(blobs)),
+        corner_proposals(blobs, widths, []) + corner_proposals(blobs, [], []),
+        glyph_proposals(prepared, masks),
     )
     truth_boxes = np.array([box for card in photo.placed for box in _index_boxes(card)])  # (cards*2, 4, 2)
     truth_widths = np.repeat(
         [max(float(np.linalg.norm(card.quad[1] - card.quad[0])), 1.0) for card in photo.placed], 2
     )
     samples: list[tuple[NDArray[np.uint8], int, int]] = []
-    negatives: list[NDArray[np.float64]] = []
-    for proposal in proposals:
-        box = cv2.perspectiveTransform(_INDEX_BOX, proposal.homography)[0]
-        distances = np.linalg.norm(truth_boxes - box[None], axis=2).mean(axis=1) / truth_widths
-        nearest = int(np.argmin(distances))
-        best = float(distances[nearest])
-        if best <= MATCH_INDEX:
-            card = photo.placed[nearest // 2]
-            shown = card.visible[nearest % 2]
-            if shown >= VISIBLE_INDEX:
-                rank, suit = split_code(card.card)
-                samples.append((read_patch(pyramid, proposal.homography), rank, suit))
-            elif shown <= HIDDEN_INDEX:
+    for proposals in kinds:
+        negatives: list[NDArray[np.float64]] = []
+        for proposal in proposals:
+            box = cv2.perspectiveTransform(_INDEX_BOX, proposal.homography)[0]
+            distances = np.linalg.norm(truth_boxes - box[None], axis=2).mean(axis=1) / truth_widths
+            nearest = int(np.argmin(distances))
+            best = float(distances[nearest])
+            if best <= MATCH_INDEX:
+                card = photo.placed[nearest // 2]
+                shown = card.visible[nearest % 2]
+                if shown >= VISIBLE_INDEX:
+                    rank, suit = split_code(card.card)
+                    samples.append((read_patch(pyramid, proposal.homography), rank, suit))
+                elif shown <= HIDDEN_INDEX:
+                    negatives.append(proposal.homography)
+            elif best >= MISS_INDEX:
                 negatives.append(proposal.homography)
-        elif best >= MISS_INDEX:
-            negatives.append(proposal.homography)
-    rng.shuffle(negatives)
-    samples += [(read_patch(pyramid, h), NONE_RANK, NONE_SUIT) for h in negatives[:MINED_NEGATIVES]]
+        rng.shuffle(negatives)
+        samples += [(read_patch(pyramid, h), NONE_RANK, NONE_SUIT) for h in negatives[:MINED_NEGATIVES]]
     return samples
 
 
@@ -543,12 +546,15 @@ def _detections_chunk(args: tuple[int, int, int]) -> list[tuple[float, float, fl
             if rng.random() < 0.5
             else render_table(photo_seed, library, size)
         )
-        present = {card.card for card in photo.placed}
-        pixels = load_image(photo.image).pixels
-        for c in merge(calibrate(find_candidates(pixels, _CALIBRATING), _CALIBRATING), minimum=0.0):
-            rows.append(
-                (c.reading.confidence, float(c.whole), float(c.support), float(c.reading.card in present))
-            )
+        loaded = load_image(photo.image)
+        outlines = {card.card: card.quad.astype(np.float32) / loaded.scale for card in photo.placed}
+        for c in merge(calibrate(find_candidates(loaded.pixels, _CALIBRATING), _CALIBRATING), minimum=0.0):
+            # Right only if the card is there and the index read lies on it: a misreading that
+            # happens to name another card in the photo is still wrong.
+            outline = outlines.get(c.reading.card)
+            middle = tuple(float(v) for v in c.ends[0].middle)
+            right = outline is not None and cv2.pointPolygonTest(outline, middle, False) >= 0
+            rows.append((c.reading.confidence, float(c.whole), float(c.support), float(right)))
     return rows
 
 
