@@ -352,6 +352,21 @@ def test_deeply_nested_json_is_a_400_not_a_crash(hostile: HostileTarget) -> None
         assert hostile.rows() == before
 
 
+@pytest.mark.parametrize("host", [".", "a..b", "x" * 64 + ".lan", "..:8000"])
+@pytest.mark.parametrize("path", ["/", "/peg", f"/m/{'A' * 32}", "/api/score"])
+def test_a_host_header_that_cannot_be_routed_is_a_400_not_a_crash(
+        hostile: HostileTarget, host: str, path: str) -> None:
+    # An empty or over-long DNS label in Host leaves Flask no URL adapter: the error page must
+    # still be served without building any link.
+    resp = hostile.app.test_client().get(path, headers={"Host": host})
+    assert resp.status_code == 400
+    body = resp.get_data(as_text=True)
+    if path.startswith("/api/"):
+        assert resp.get_json()["error"]
+    else:
+        assert "Bad request" in body and "could not be understood" in body and "Traceback" not in body
+
+
 @pytest.mark.parametrize("key", [" ", "two words", "clé", "k" * 200])
 def test_a_damaged_form_key_is_a_400_not_a_crash(hostile: HostileTarget, key: str) -> None:
     # The store refuses such idempotency keys; a hand-made form once turned that into a 500.

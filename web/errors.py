@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from flask import Flask, jsonify, render_template, request
+from flask.globals import request_ctx
 from flask_wtf.csrf import CSRFError  # type: ignore[import-untyped]
+from markupsafe import escape
 from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.wrappers import Response
 
@@ -41,7 +43,13 @@ def render_error(status: int, title: str, message: str) -> tuple[str, int]:
 
 
 def _page(status: int, message: str) -> tuple[str, int]:
-    return render_error(status, _TITLES.get(status, "Error"), message)
+    title = _TITLES.get(status, "Error")
+    if request_ctx.url_adapter is None:
+        # The Host header could not even be routed (".", an over-long label): no link on the
+        # page can be built, so the refusal is a bare page of its own.
+        head, text = escape(title), escape(message)
+        return f"<!doctype html><title>{head}</title><h1>{head}</h1><p>{text}</p>", status
+    return render_error(status, title, message)
 
 
 def _http_error(err: HTTPException) -> Response | tuple[str, int]:
