@@ -657,6 +657,8 @@ def _as_json(event: object) -> dict[str, object]:
         copy = json.loads(json.dumps(dict(event), allow_nan=False))
     except (TypeError, ValueError) as err:
         raise MatchError(f"an event must be plain JSON: {err}") from None
+    except RecursionError:
+        raise MatchError("an event must be plain JSON: it is nested too deeply") from None
     kind = copy.get("type")
     if kind not in EVENT_TYPES:
         raise MatchError(f"unknown event type {kind!r} (one of {', '.join(EVENT_TYPES)})")

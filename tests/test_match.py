@@ -776,6 +776,16 @@ def test_a_stored_log_with_a_bad_event_names_it() -> None:
         two().apply({"type": "starter", "card": float("nan")})
 
 
+def test_an_event_nested_deeper_than_json_can_copy_is_refused_by_name() -> None:
+    deep: dict[str, object] = {}
+    for _ in range(5000):
+        deep = {"x": deep}
+    m = two()
+    with pytest.raises(MatchError, match="nested too deeply"):
+        m.apply({"type": "starter", "card": deep})
+    assert m.events == ()
+
+
 # -------------------------------------------------------------- undo as never-happened
 
 
