@@ -572,7 +572,7 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
     keep = shaped & bright & crisp
     axes, lengths, breadths = _principal_axes(labels, len(stats), centres)
     return Glyphs(
-        centres=centres[1:][keep].astype(np.float64),
+        centres=centres[1:][keep],
         sizes=sizes[keep],
         axes=axes[1:][keep],
         lengths=lengths[1:][keep],

@@ -345,11 +345,9 @@ def same_card(a: Candidate, b: Candidate) -> bool:
     pairs = itertools.product(a.ends, b.ends)
     if any(end_a.read and end_b.read and _same_index(end_a, end_b, width) for end_a, end_b in pairs):
         return True
-    first_a, second_a = a.ends
-    return any(
-        _same_index(first_a, end_b, width) and _same_index(second_a, other_b, width)
-        for end_b, other_b in (b.ends, b.ends[::-1])
-    )
+    # Read at opposite ends: each reading's far index where the other one's index is. (The
+    # same ends both read were compared above.)
+    return _same_index(a.ends[0], b.ends[1], width) and _same_index(a.ends[1], b.ends[0], width)
 
 
 def _same_index(a: IndexEnd, b: IndexEnd, width: float) -> bool:

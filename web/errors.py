@@ -39,17 +39,16 @@ def json_error(status: int, message: str) -> Response:
 
 def render_error(status: int, title: str, message: str) -> tuple[str, int]:
     """The friendly error page."""
-    return render_template("errors/error.html", status=status, title=title, message=message), status
-
-
-def _page(status: int, message: str) -> tuple[str, int]:
-    title = _TITLES.get(status, "Error")
     if request_ctx.url_adapter is None:
         # The Host header could not even be routed (".", an over-long label): no link on the
         # page can be built, so the refusal is a bare page of its own.
         head, text = escape(title), escape(message)
         return f"<!doctype html><title>{head}</title><h1>{head}</h1><p>{text}</p>", status
-    return render_error(status, title, message)
+    return render_template("errors/error.html", status=status, title=title, message=message), status
+
+
+def _page(status: int, message: str) -> tuple[str, int]:
+    return render_error(status, _TITLES.get(status, "Error"), message)
 
 
 def _http_error(err: HTTPException) -> Response | tuple[str, int]:
