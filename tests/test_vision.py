@@ -376,6 +376,26 @@ def _candidate(quad: np.ndarray, card: str, whole: bool = False) -> object:
     return Candidate(CardReading(card, 0.9, 0.99), quad.astype(np.float64), whole=whole, confidence=0.9)
 
 
+def test_a_reading_far_from_the_photos_card_size_is_trusted_less() -> None:
+    from vision.classify import default_model
+    from vision.recognise import calibrate
+
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    outlines = [
+        _candidate(quad + np.array([250.0 * i, 0.0]), code, whole=True)
+        for i, code in enumerate(["2H", "3H", "4H"])
+    ]
+    # Three lone corners read equally surely: one the size of the outlined cards, one 1.3 times
+    # as big (a near card when the camera is tilted) and one 2.5 times (print on a paper).
+    same = _candidate(quad + np.array([0.0, 300.0]), "5C")
+    near = _candidate((quad - quad[0]) * 1.3 + np.array([300.0, 300.0]), "6C")
+    paper = _candidate((quad - quad[0]) * 2.5 + np.array([600.0, 300.0]), "7C")
+    got = {c.reading.card: c for c in calibrate([*outlines, same, near, paper], default_model())}  # type: ignore[list-item]
+    assert got["5C"].size_offset == got["6C"].size_offset == 0.0 < got["7C"].size_offset
+    assert got["5C"].confidence == got["6C"].confidence
+    assert got["7C"].confidence < got["5C"].confidence - 0.3
+
+
 def test_a_card_read_at_both_ends_from_lone_corners_is_one_card() -> None:
     from vision.recognise import merge, same_card
 

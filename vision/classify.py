@@ -215,9 +215,12 @@ class IndexModel:
     """Logistic calibration of a whole detection (see `detection_confidence`), fitted by
     `vision.train` on synthetic photos; None before it is fitted."""
 
-    def detection_confidence(self, reading: CardReading, whole: bool, support: int) -> float:
+    def detection_confidence(
+        self, reading: CardReading, whole: bool, support: int, size_offset: float = 0.0
+    ) -> float:
         """Probability that a detection is right, from its fused confidence, whether it came
-        from a whole outline, and how many proposals read the same card (`support` >= 1).
+        from a whole outline, how many proposals read the same card (`support` >= 1) and how
+        far its size is from the photo's surely outlined cards (`size_offset`, a |log ratio|).
 
         The raw fused confidence of the best of many proposals runs high (the maximum of
         noisy estimates is biased upwards); this logistic map, fitted on synthetic photos,
@@ -226,7 +229,7 @@ class IndexModel:
         if self.detection_weights is None:
             return reading.confidence
         raw = min(max(reading.confidence, 1e-6), 1 - 1e-6)
-        features = (1.0, math.log(raw / (1 - raw)), float(whole), math.log(support))
+        features = (1.0, math.log(raw / (1 - raw)), float(whole), math.log(support), size_offset)
         z = sum(w * f for w, f in zip(self.detection_weights, features, strict=True))
         return 1.0 / (1.0 + math.exp(-z))
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -47,6 +48,7 @@ from vision.geometry import (
     card_homography,
     card_width_px,
     corner_homography,
+    quad_area,
     quad_iou,
     read_patch,
 )
@@ -71,6 +73,12 @@ the same development shows, readings from 0.7 to 0.95 were right 22 times in 34.
 
 SURE_OUTLINE = 0.8
 """Whole outlines read at least this surely give the card widths lone corners are tried at."""
+
+SIZE_SLACK = 0.35
+"""How far (as |log ratio|, here 1.4 times) a card's size may differ from the median of the
+photo's surely outlined cards before calibration counts it against the reading: a camera
+tilted 45 degrees at two and a half layout widths makes the near cards about 1.35 times the
+far ones."""
 
 SQUARE_RATIO = 0.8
 """Outlines whose short side is at least this share of the long side are read both ways up,
@@ -165,6 +173,10 @@ class Candidate:
     """Calibrated probability that this detection is right (set by `calibrate`)."""
     support: int = 1
     """How many proposals read this same card (set by `calibrate`)."""
+    size_offset: float = 0.0
+    """How far this reading's card size is from that of the photo's surely read outlines,
+    as |log(size / their median)| beyond `SIZE_SLACK`; 0 when there are none (set by
+    `calibrate`)."""
 
     @functools.cached_property
     def ends(self) -> list[IndexEnd]:
@@ -287,17 +299,33 @@ def read_candidates(
 
 
 def calibrate(candidates: list[Candidate], model: IndexModel) -> list[Candidate]:
-    """Attach the calibrated confidence to each candidate (see `IndexModel.detection_confidence`)."""
+    """Attach the calibrated confidence to each candidate (see `IndexModel.detection_confidence`).
+
+    Besides its own reading, a candidate is judged by how many proposals read the same card
+    and by its size next to the cards surely outlined in the same photo: the cards on a table
+    are one size, give or take the camera's tilt, so an "index" read at half or twice that
+    size is more likely print on a card's picture or on paper than a card.
+    """
     votes: dict[str, int] = {}
     for c in candidates:
         if c.reading.presence >= MIN_PRESENCE and c.reading.confidence >= SUPPORT_CONFIDENCE:
             votes[c.reading.card] = votes.get(c.reading.card, 0) + 1
+    sure = [_card_size(c.quad) for c in candidates if c.whole and c.reading.confidence >= SURE_OUTLINE]
+    reference = float(np.median(sure)) if sure else None
     calibrated = []
     for c in candidates:
         support = max(1, votes.get(c.reading.card, 0))
-        confidence = model.detection_confidence(c.reading, c.whole, support)
-        calibrated.append(replace(c, confidence=confidence, support=support))
+        size = _card_size(c.quad)
+        offset = abs(math.log(size / reference)) if reference and size > 0 else 0.0
+        offset = max(0.0, offset - SIZE_SLACK)
+        confidence = model.detection_confidence(c.reading, c.whole, support, offset)
+        calibrated.append(replace(c, confidence=confidence, support=support, size_offset=offset))
     return calibrated
+
+
+def _card_size(quad: Quad) -> float:
+    """A card's size in pixels whichever way it is turned: the square root of its area."""
+    return math.sqrt(quad_area(quad))
 
 
 def merge(candidates: list[Candidate], minimum: float | None = None) -> list[Candidate]:

@@ -529,8 +529,9 @@ CALIBRATION_SIZES = ((504, 378), (800, 600), (1280, 960), (1600, 1200))
 _CALIBRATING: IndexModel | None = None
 
 
-def _detections_chunk(args: tuple[int, int, int]) -> list[tuple[float, float, float, float]]:
-    """(raw confidence, whole, support, right) for every detection in some synthetic photos."""
+def _detections_chunk(args: tuple[int, int, int]) -> list[tuple[float, float, float, float, float]]:
+    """(raw confidence, whole, support, size offset, right) for every detection in some
+    synthetic photos."""
     seed, library_seed, photos = args
     cv2.setNumThreads(1)
     if _CALIBRATING is None:
@@ -554,7 +555,7 @@ def _detections_chunk(args: tuple[int, int, int]) -> list[tuple[float, float, fl
             outline = outlines.get(c.reading.card)
             middle = tuple(float(v) for v in c.ends[0].middle)
             right = outline is not None and cv2.pointPolygonTest(outline, middle, False) >= 0
-            rows.append((c.reading.confidence, float(c.whole), float(c.support), float(right)))
+            rows.append((c.reading.confidence, float(c.whole), float(c.support), c.size_offset, float(right)))
     return rows
 
 
@@ -571,8 +572,10 @@ def fit_detection_weights(model: IndexModel, seed: int, photos: int, workers: in
         rows = np.array([row for part in pool.map(_detections_chunk, jobs) for row in part])
     _CALIBRATING = None
     raw = np.clip(rows[:, 0], 1e-6, 1 - 1e-6)
-    x = np.stack([np.ones(len(rows)), np.log(raw / (1 - raw)), rows[:, 1], np.log(rows[:, 2])], axis=1)
-    y = rows[:, 3]
+    x = np.stack(
+        [np.ones(len(rows)), np.log(raw / (1 - raw)), rows[:, 1], np.log(rows[:, 2]), rows[:, 3]], axis=1
+    )
+    y = rows[:, 4]
     weights = np.zeros(x.shape[1])
     for _ in range(50):  # Newton's method with a small ridge, which keeps it finite if separable
         p = 1.0 / (1.0 + np.exp(-(x @ weights)))
