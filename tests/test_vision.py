@@ -276,10 +276,11 @@ def test_an_ensemble_reads_the_average_of_its_networks(tmp_path: Path) -> None:
         np.testing.assert_allclose(mean.suit, (a.suit + b.suit) / 2, rtol=1e-6)
         assert mean.rank.sum() == pytest.approx(1.0) and mean.suit.sum() == pytest.approx(1.0)
     # Saved and loaded, it reads the same (weights are stored as float16, drawn so above).
-    model = IndexModel(networks=(first, second), detection_weights=(0.5, 1.0, 0.2, 0.1))  # type: ignore[arg-type]
+    weights = (0.5, 1.0, 0.2, 0.1, -2.0)
+    model = IndexModel(networks=(first, second), detection_weights=weights)  # type: ignore[arg-type]
     model.save(tmp_path / "model.npz")
     loaded = IndexModel.load(tmp_path / "model.npz")
-    assert len(loaded.networks) == 2 and loaded.detection_weights == (0.5, 1.0, 0.2, 0.1)
+    assert len(loaded.networks) == 2 and loaded.detection_weights == weights
     for saved, read in zip(both, loaded.read(patches), strict=True):
         np.testing.assert_allclose(read.rank, saved.rank, rtol=1e-5, atol=1e-9)
         np.testing.assert_allclose(read.suit, saved.suit, rtol=1e-5, atol=1e-9)
@@ -293,6 +294,11 @@ def test_a_model_file_of_other_features_is_refused_with_the_command_to_rebuild(t
         IndexModel.load(tmp_path / "old.npz")
     with pytest.raises(FileNotFoundError, match=r"python -m vision\.train"):
         IndexModel.load(tmp_path / "missing.npz")
+    # A model calibrated before the size of a reading counted (four detection weights).
+    model = IndexModel(networks=(_network(1),), detection_weights=(0.5, 1.0, 0.2, 0.1))  # type: ignore[arg-type]
+    model.save(tmp_path / "older.npz")
+    with pytest.raises(ValueError, match=r"other detection features.*python -m vision\.train"):
+        IndexModel.load(tmp_path / "older.npz")
 
 
 # Detection and merging, on drawn geometry ---------------------------------------------------

@@ -204,6 +204,11 @@ class Network:
         )
 
 
+DETECTION_FEATURES = 5
+"""Weights of the detection calibration: a constant, the reading's log-odds, whether it is a
+whole outline, log support, and the size offset (see `IndexModel.detection_confidence`)."""
+
+
 @dataclass(frozen=True)
 class IndexModel:
     """The trained classifier: several networks trained alike from different starting weights,
@@ -220,7 +225,8 @@ class IndexModel:
     ) -> float:
         """Probability that a detection is right, from its fused confidence, whether it came
         from a whole outline, how many proposals read the same card (`support` >= 1) and how
-        far its size is from the photo's surely outlined cards (`size_offset`, a |log ratio|).
+        far its size is from the photo's surely outlined cards (`size_offset`, a |log ratio|
+        beyond the slack a tilted camera explains).
 
         The raw fused confidence of the best of many proposals runs high (the maximum of
         noisy estimates is biased upwards); this logistic map, fitted on synthetic photos,
@@ -269,9 +275,14 @@ class IndexModel:
         with np.load(path) as data:
             if int(data["feature_length"]) != feature_length() or "networks" not in data:
                 raise ValueError(f"model {path} was built for other features; run `python -m vision.train`")
+            weights = tuple(float(v) for v in data["detection_weights"])
+            if weights and len(weights) != DETECTION_FEATURES:
+                raise ValueError(
+                    f"model {path} was calibrated on other detection features; run `python -m vision.train`"
+                )
             return cls(
                 networks=tuple(Network.from_arrays(data, f"net{k}_") for k in range(int(data["networks"]))),
-                detection_weights=tuple(float(v) for v in data["detection_weights"]) or None,
+                detection_weights=weights or None,
             )
 
 
