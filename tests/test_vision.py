@@ -375,6 +375,37 @@ def test_an_index_touching_a_court_picture_frame_is_still_a_glyph() -> None:
     assert 15 <= float(glyphs.sizes[rank][0]) <= 35
 
 
+def test_a_card_lying_on_another_is_proposed_where_its_edges_meet() -> None:
+    from vision.detect import card_masks, paper_regions, prepare, segment_corner_homographies
+
+    # Card A (150 px wide) on a dark table; card B, turned 20 degrees, lies on it with its
+    # top-left corner well inside A, so that corner is no corner of the light blob the two
+    # make. B's edge shows only as its thin printed border against A's white.
+    table = np.full((480, 640, 3), 40, np.uint8)
+    a = np.array([[150.0, 100.0], [300.0, 100.0], [300.0, 310.0], [150.0, 310.0]])
+    cv2.fillConvexPoly(table, a.astype(np.int32), (245, 245, 245))
+    t = np.radians(20.0)
+    turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    b = np.array([[0.0, 0.0], [150.0, 0.0], [150.0, 210.0], [0.0, 210.0]]) @ turn.T + np.array([230.0, 160.0])
+    cv2.fillConvexPoly(table, b.astype(np.int32), (250, 250, 250))
+    cv2.polylines(table, [b.astype(np.int32)], True, (120, 120, 120), 2)
+    image = cv2.GaussianBlur(table, (3, 3), 0)
+    prepared = prepare(image)
+    paper = paper_regions(card_masks(prepared))
+    assert segment_corner_homographies(prepared, paper, [], []) == []  # no card size known
+    frames = segment_corner_homographies(prepared, paper, [150.0], [a])
+    top = (b[1] - b[0]) / 150.0
+    # A frame at B's top-left corner, its x axis along B's top edge and one card wide.
+    assert any(
+        np.linalg.norm(h[:2, 2] - b[0]) < 0.06 * 150.0
+        and float(h[:2, 0] @ top) / float(np.linalg.norm(h[:2, 0])) > np.cos(np.radians(5.0))
+        and abs(float(np.linalg.norm(h[:2, 0])) - 150.0) < 1.0
+        for h in frames
+    )
+    # A's own corners, already read from its outline, are not proposed again.
+    assert not any(np.linalg.norm(h[:2, 2] - a[0]) < 0.06 * 150.0 for h in frames)
+
+
 def _candidate(quad: np.ndarray, card: str, whole: bool = False) -> object:
     from vision.classify import CardReading
     from vision.recognise import Candidate

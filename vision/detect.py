@@ -17,7 +17,9 @@ something as light as itself) two kinds of lone corner are proposed instead:
 
 - every roughly square convex corner of a blob, as a card frame;
 - every rank-above-suit pair of ink glyphs on light paper, the rank's long axis giving the
-  card's up-down direction and its height the card's size.
+  card's up-down direction and its height the card's size;
+- every place where two straight edges on paper meet at a near-right angle (a card lying on
+  another), at the card widths of the outlines read surely.
 
 All of these are only proposals; the classifier decides which show an index.
 """
@@ -430,6 +432,106 @@ def card_corners_from_frame(homography: NDArray[np.float64]) -> Quad:
     """Image corners of the whole card implied by a corner frame (TL, TR, BR, BL)."""
     card = np.array([[[0.0, 0.0], [1.0, 0.0], [1.0, CARD_ASPECT], [0.0, CARD_ASPECT]]])
     return cast(Quad, cv2.perspectiveTransform(card, homography)[0])
+
+
+# Corners where two straight card edges meet -------------------------------------------------
+
+SEGMENT_MIN_LENGTH = 0.2
+"""Shortest straight edge, in card widths, taken as a card's side: about the visible length of
+a side beside an index when the card lying on it covers the rest."""
+
+SEGMENT_GAP = 0.12
+"""How far, in card widths, an edge may stop short of (or run past) the corner it makes with
+another: rounded card corners and blur end the straight part a little before the corner."""
+
+MAX_SEGMENTS = 200
+"""The longest straight edges kept per photo, which bounds the pairs tried."""
+
+MAX_SEGMENT_CORNERS = 150
+"""Upper bound on edge-corner proposals per photo."""
+
+NEAR_EXPLAINED = 0.1
+"""An edge corner this close (in card widths) to a corner of a surely read outline is that
+card's own corner, already read."""
+
+
+def segment_corner_homographies(
+    prepared: Prepared, paper_mask: NDArray[np.uint8], widths: list[float], explained: list[Quad]
+) -> list[NDArray[np.float64]]:
+    """Card frames where two straight edges on or around paper meet at a near-right angle.
+
+    A card lying on another in a row or a fan has its index corner in the middle of the light
+    blob they make together, so it is no corner of any outline; its top and side edges are
+    still straight lines (a shadow, the border print, the step between two papers) meeting at
+    the corner. Needs the card widths of surely read outlines (`widths`); without them a
+    straight edge says nothing about the size of the card it bounds.
+    """
+    widths = merge_widths(widths)
+    if not widths:
+        return []
+    smallest = widths[0]
+    blurred = cv2.GaussianBlur(prepared.gray, (3, 3), 0)
+    edges = cv2.Canny(blurred, 40, 100)
+    near_paper = cv2.dilate(paper_mask, cv2.getStructuringElement(cv2.MORPH_RECT, (7, 7)))
+    edges = cv2.bitwise_and(edges, near_paper)
+    found = cv2.HoughLinesP(
+        edges,
+        1,
+        math.pi / 180,
+        threshold=max(8, int(0.1 * smallest)),
+        minLineLength=max(6, int(SEGMENT_MIN_LENGTH * smallest)),
+        maxLineGap=4,
+    )
+    if found is None:
+        return []
+    segments = found[:, 0].astype(np.float64)
+    lengths = np.hypot(segments[:, 2] - segments[:, 0], segments[:, 3] - segments[:, 1])
+    order = np.argsort(-lengths)[:MAX_SEGMENTS]
+    segments, lengths = segments[order], lengths[order]
+    starts, ends = segments[:, :2], segments[:, 2:]
+    units = (ends - starts) / lengths[:, None]
+    # Every pair's crossing point, from p_i + s u_i = p_j + t u_j.
+    i, j = np.triu_indices(len(segments), 1)
+    cross = units[i, 0] * units[j, 1] - units[i, 1] * units[j, 0]
+    lo, hi = CORNER_ANGLE_RANGE
+    steep = np.abs(cross) >= math.sin(math.radians(lo if lo < 90 else 180 - hi))
+    i, j, cross = i[steep], j[steep], cross[steep]
+    delta = starts[j] - starts[i]
+    s_i = (delta[:, 0] * units[j, 1] - delta[:, 1] * units[j, 0]) / cross
+    corners = starts[i] + s_i[:, None] * units[i]
+    gap = SEGMENT_GAP * smallest
+    keep = np.ones(len(i), bool)
+    away = []
+    for k in (i, j):
+        # Positions of the segment's two ends along its line, measured from the corner.
+        t0 = np.einsum("nk,nk->n", starts[k] - corners, units[k])
+        t1 = np.einsum("nk,nk->n", ends[k] - corners, units[k])
+        near, far = np.where(np.abs(t0) < np.abs(t1), t0, t1), np.where(np.abs(t0) < np.abs(t1), t1, t0)
+        keep &= (np.abs(near) <= gap) & (np.abs(far) >= SEGMENT_MIN_LENGTH * smallest)
+        away.append(units[k] * np.sign(far)[:, None])
+    homographies: list[NDArray[np.float64]] = []
+    seen = np.zeros((MAX_SEGMENT_CORNERS, 5))
+    explained_corners = np.concatenate(explained) if explained else np.zeros((0, 2))
+    for n in np.flatnonzero(keep):
+        origin, a, b = corners[n], away[0][n], away[1][n]
+        if _near_any(explained_corners, origin, NEAR_EXPLAINED * smallest):
+            continue
+        # Right-handed card frame: x across the top, y down the side (cross(x, y) > 0 on screen).
+        x_unit, y_unit = (a, b) if a[0] * b[1] - a[1] * b[0] > 0 else (b, a)
+        for width in widths:
+            key = np.array([origin[0], origin[1], x_unit[0], x_unit[1], width])
+            if _seen_corner(key, seen[: len(homographies)]):
+                continue
+            seen[len(homographies)] = key
+            homographies.append(corner_homography(origin, x_unit * width, y_unit * width))
+            if len(homographies) >= MAX_SEGMENT_CORNERS:
+                return homographies
+    return homographies
+
+
+def _near_any(points: NDArray[np.float64], origin: NDArray[np.float64], radius: float) -> bool:
+    """Whether any of `points` (n, 2) lies within `radius` of `origin`."""
+    return bool(len(points)) and float(np.hypot(*(points - origin).T).min()) < radius
 
 
 # Index glyphs found directly ------------------------------------------------------------------

@@ -39,6 +39,7 @@ from vision.detect import (
     merge_widths,
     paper_regions,
     prepare,
+    segment_corner_homographies,
     unique_quads,
 )
 from vision.geometry import (
@@ -217,7 +218,11 @@ def find_candidates(bgr: NDArray[np.uint8], model: IndexModel) -> list[Candidate
     candidates = read_candidates(pyramid, outlines, model)
     confident = [c.quad for c in candidates if c.whole and c.reading.confidence >= SURE_OUTLINE]
     widths = [card_width_px(card_homography(quad)) for quad in confident]
-    lone = corner_proposals(blobs, widths, confident) + glyph_proposals(prepared, masks)
+    lone = (
+        corner_proposals(blobs, widths, confident)
+        + glyph_proposals(prepared, masks)
+        + segment_proposals(prepared, masks, widths, confident)
+    )
     return candidates + read_candidates(pyramid, lone, model)
 
 
@@ -268,6 +273,15 @@ def glyph_proposals(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[
     """Index corners placed from rank-above-suit glyph pairs (for cards whose outline is lost)."""
     glyphs = find_glyphs(prepared, paper_regions(masks))
     homographies = glyph_homographies(glyphs, edge_orientation(prepared.gray))
+    return [Proposal(h, None, card_corners_from_frame(h)) for h in homographies]
+
+
+def segment_proposals(
+    prepared: Prepared, masks: list[NDArray[np.uint8]], widths: list[float], explained: list[Quad]
+) -> list[Proposal]:
+    """Lone corners where two straight edges meet on paper (a card lying on another), at the
+    card widths given."""
+    homographies = segment_corner_homographies(prepared, paper_regions(masks), widths, explained)
     return [Proposal(h, None, card_corners_from_frame(h)) for h in homographies]
 
 

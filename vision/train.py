@@ -52,6 +52,7 @@ from vision.recognise import (
     glyph_proposals,
     merge,
     outline_proposals,
+    segment_proposals,
 )
 from vision.synth import (
     CARD_MM,
@@ -320,7 +321,9 @@ def mined_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
     widths = [float(np.linalg.norm(card.quad[1] - card.quad[0])) for card in photo.placed]
     kinds = (
         outline_proposals(unique_quads(blobs)),
-        corner_proposals(blobs, widths, []) + corner_proposals(blobs, [], []),
+        corner_proposals(blobs, widths, [])
+        + corner_proposals(blobs, [], [])
+        + segment_proposals(prepared, masks, widths, []),
         glyph_proposals(prepared, masks),
     )
     truth_boxes = np.array([box for card in photo.placed for box in _index_boxes(card)])  # (cards*2, 4, 2)
