@@ -62,7 +62,7 @@ MIN_CONFIDENCE = 0.7
 """Detections under this calibrated confidence are not reported. The calibration photos mix
 shows with crowded tables and run optimistic on shows: on generated cribbage shows
 (development seeds, not the evaluation ones; typical and harsh camera) readings from 0.3 to
-0.7 were right 14 times in 55, so reporting them costs the player more than it saves (a
+0.7 were right 11 times in 35, so reporting them costs the player more than it saves (a
 missing card is one tap; an unlikely extra is a card to find and remove)."""
 
 SUPPORT_CONFIDENCE = 0.5
@@ -70,7 +70,7 @@ SUPPORT_CONFIDENCE = 0.5
 
 UNSURE_BELOW = 0.95
 """Reported cards under this confidence are named in a warning so the player checks them: on
-the same development shows, readings from 0.7 to 0.95 were right 22 times in 34."""
+the same development shows, readings from 0.7 to 0.95 were right 28 times in 36."""
 
 SURE_OUTLINE = 0.8
 """Whole outlines read at least this surely give the card widths lone corners are tried at."""
