@@ -10,7 +10,6 @@ be read as probabilities.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,9 +203,23 @@ class Network:
         )
 
 
-DETECTION_FEATURES = 5
-"""Weights of the detection calibration: a constant, the reading's log-odds, whether it is a
-whole outline, log support, and the size offset (see `IndexModel.detection_confidence`)."""
+def detection_features(
+    confidence: NDArray[np.float64],
+    whole: NDArray[np.float64],
+    support: NDArray[np.float64],
+    size_offset: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Rows of the detection calibration's inputs, one per detection: a constant, the fused
+    confidence's log-odds, whether the detection is a whole outline (1 or 0), the log of how
+    many proposals read the same card, and the size offset (see `detection_confidences`).
+    The one definition both the fit in `vision.train` and the recogniser use."""
+    raw = np.clip(np.asarray(confidence, np.float64), 1e-6, 1 - 1e-6)
+    columns = [np.ones(len(raw)), np.log(raw / (1 - raw)), whole, np.log(support), size_offset]
+    return np.stack([np.asarray(c, np.float64) for c in columns], axis=1)
+
+
+DETECTION_FEATURES = detection_features(np.ones(1) / 2, np.zeros(1), np.ones(1), np.zeros(1)).shape[1]
+"""How many weights the detection calibration has."""
 
 
 @dataclass(frozen=True)
@@ -217,27 +230,29 @@ class IndexModel:
 
     networks: tuple[Network, ...]
     detection_weights: tuple[float, ...] | None = None
-    """Logistic calibration of a whole detection (see `detection_confidence`), fitted by
+    """Logistic calibration of a whole detection (see `detection_confidences`), fitted by
     `vision.train` on synthetic photos; None before it is fitted."""
 
-    def detection_confidence(
-        self, reading: CardReading, whole: bool, support: int, size_offset: float = 0.0
-    ) -> float:
-        """Probability that a detection is right, from its fused confidence, whether it came
+    def detection_confidences(
+        self,
+        confidence: NDArray[np.float64],
+        whole: NDArray[np.float64],
+        support: NDArray[np.float64],
+        size_offset: NDArray[np.float64],
+    ) -> NDArray[np.float64]:
+        """Probability that each detection is right, from its fused confidence, whether it came
         from a whole outline, how many proposals read the same card (`support` >= 1) and how
         far its size is from the photo's surely outlined cards (`size_offset`, a |log ratio|
-        beyond the slack a tilted camera explains).
+        beyond the slack a tilted camera explains); one value per detection.
 
         The raw fused confidence of the best of many proposals runs high (the maximum of
         noisy estimates is biased upwards); this logistic map, fitted on synthetic photos,
         makes the reported number mean what it says.
         """
         if self.detection_weights is None:
-            return reading.confidence
-        raw = min(max(reading.confidence, 1e-6), 1 - 1e-6)
-        features = (1.0, math.log(raw / (1 - raw)), float(whole), math.log(support), size_offset)
-        z = sum(w * f for w, f in zip(self.detection_weights, features, strict=True))
-        return 1.0 / (1.0 + math.exp(-z))
+            return np.asarray(confidence, np.float64)
+        z = detection_features(confidence, whole, support, size_offset) @ np.array(self.detection_weights)
+        return cast(NDArray[np.float64], 1.0 / (1.0 + np.exp(-z)))
 
     def probabilities(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Rank and suit probabilities for feature rows, averaged over the networks."""

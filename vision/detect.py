@@ -493,8 +493,8 @@ def segment_corner_homographies(
     # Every pair's crossing point, from p_i + s u_i = p_j + t u_j.
     i, j = np.triu_indices(len(segments), 1)
     cross = units[i, 0] * units[j, 1] - units[i, 1] * units[j, 0]
-    lo, hi = CORNER_ANGLE_RANGE
-    steep = np.abs(cross) >= math.sin(math.radians(lo if lo < 90 else 180 - hi))
+    # |sin| of the angle between them: within CORNER_ANGLE_RANGE, at least the sine at its ends.
+    steep = np.abs(cross) >= min(math.sin(math.radians(a)) for a in CORNER_ANGLE_RANGE)
     i, j, cross = i[steep], j[steep], cross[steep]
     delta = starts[j] - starts[i]
     s_i = (delta[:, 0] * units[j, 1] - delta[:, 1] * units[j, 0]) / cross
@@ -506,7 +506,8 @@ def segment_corner_homographies(
         # Positions of the segment's two ends along its line, measured from the corner.
         t0 = np.einsum("nk,nk->n", starts[k] - corners, units[k])
         t1 = np.einsum("nk,nk->n", ends[k] - corners, units[k])
-        near, far = np.where(np.abs(t0) < np.abs(t1), t0, t1), np.where(np.abs(t0) < np.abs(t1), t1, t0)
+        first_nearer = np.abs(t0) < np.abs(t1)
+        near, far = np.where(first_nearer, t0, t1), np.where(first_nearer, t1, t0)
         keep &= (np.abs(near) <= gap) & (np.abs(far) >= SEGMENT_MIN_LENGTH * smallest)
         away.append(units[k] * np.sign(far)[:, None])
     homographies: list[NDArray[np.float64]] = []

@@ -218,10 +218,11 @@ def find_candidates(bgr: NDArray[np.uint8], model: IndexModel) -> list[Candidate
     candidates = read_candidates(pyramid, outlines, model)
     confident = [c.quad for c in candidates if c.whole and c.reading.confidence >= SURE_OUTLINE]
     widths = [card_width_px(card_homography(quad)) for quad in confident]
+    paper = paper_regions(masks)
     lone = (
         corner_proposals(blobs, widths, confident)
-        + glyph_proposals(prepared, masks)
-        + segment_proposals(prepared, masks, widths, confident)
+        + glyph_proposals(prepared, paper)
+        + segment_proposals(prepared, paper, widths, confident)
     )
     return candidates + read_candidates(pyramid, lone, model)
 
@@ -269,19 +270,20 @@ def corner_proposals(blobs: list[Blob], widths: list[float], explained: list[Qua
     return [Proposal(h, None, card_corners_from_frame(h)) for h in homographies]
 
 
-def glyph_proposals(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Proposal]:
-    """Index corners placed from rank-above-suit glyph pairs (for cards whose outline is lost)."""
-    glyphs = find_glyphs(prepared, paper_regions(masks))
+def glyph_proposals(prepared: Prepared, paper: NDArray[np.uint8]) -> list[Proposal]:
+    """Index corners placed from rank-above-suit glyph pairs on `paper` (see `paper_regions`),
+    for cards whose outline is lost."""
+    glyphs = find_glyphs(prepared, paper)
     homographies = glyph_homographies(glyphs, edge_orientation(prepared.gray))
     return [Proposal(h, None, card_corners_from_frame(h)) for h in homographies]
 
 
 def segment_proposals(
-    prepared: Prepared, masks: list[NDArray[np.uint8]], widths: list[float], explained: list[Quad]
+    prepared: Prepared, paper: NDArray[np.uint8], widths: list[float], explained: list[Quad]
 ) -> list[Proposal]:
-    """Lone corners where two straight edges meet on paper (a card lying on another), at the
+    """Lone corners where two straight edges meet on `paper` (a card lying on another), at the
     card widths given."""
-    homographies = segment_corner_homographies(prepared, paper_regions(masks), widths, explained)
+    homographies = segment_corner_homographies(prepared, paper, widths, explained)
     return [Proposal(h, None, card_corners_from_frame(h)) for h in homographies]
 
 
@@ -313,28 +315,35 @@ def read_candidates(
 
 
 def calibrate(candidates: list[Candidate], model: IndexModel) -> list[Candidate]:
-    """Attach the calibrated confidence to each candidate (see `IndexModel.detection_confidence`).
+    """Attach the calibrated confidence to each candidate (see `IndexModel.detection_confidences`).
 
     Besides its own reading, a candidate is judged by how many proposals read the same card
     and by its size next to the cards surely outlined in the same photo: the cards on a table
     are one size, give or take the camera's tilt, so an "index" read at half or twice that
     size is more likely print on a card's picture or on paper than a card.
     """
+    if not candidates:
+        return []
     votes: dict[str, int] = {}
     for c in candidates:
         if c.reading.presence >= MIN_PRESENCE and c.reading.confidence >= SUPPORT_CONFIDENCE:
             votes[c.reading.card] = votes.get(c.reading.card, 0) + 1
-    sure = [_card_size(c.quad) for c in candidates if c.whole and c.reading.confidence >= SURE_OUTLINE]
-    reference = float(np.median(sure)) if sure else None
-    calibrated = []
-    for c in candidates:
-        support = max(1, votes.get(c.reading.card, 0))
-        size = _card_size(c.quad)
-        offset = abs(math.log(size / reference)) if reference and size > 0 else 0.0
-        offset = max(0.0, offset - SIZE_SLACK)
-        confidence = model.detection_confidence(c.reading, c.whole, support, offset)
-        calibrated.append(replace(c, confidence=confidence, support=support, size_offset=offset))
-    return calibrated
+    support = np.array([max(1, votes.get(c.reading.card, 0)) for c in candidates], np.float64)
+    whole = np.array([c.whole for c in candidates], np.float64)
+    raw = np.array([c.reading.confidence for c in candidates], np.float64)
+    sizes = np.array([_card_size(c.quad) for c in candidates])
+    sure = sizes[(whole > 0) & (raw >= SURE_OUTLINE)]
+    offsets = np.zeros(len(candidates))
+    if len(sure):
+        reference = float(np.median(sure))
+        # An empty quad has no size to compare (offset 0), as when no outline was sure.
+        shown = sizes > 0
+        offsets[shown] = np.maximum(0.0, np.abs(np.log(sizes[shown] / reference)) - SIZE_SLACK)
+    confidences = model.detection_confidences(raw, whole, support, offsets)
+    return [
+        replace(c, confidence=float(p), support=int(n), size_offset=float(o))
+        for c, p, n, o in zip(candidates, confidences, support, offsets, strict=True)
+    ]
 
 
 def _card_size(quad: Quad) -> float:

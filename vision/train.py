@@ -33,8 +33,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.cards import CARD_CODES, split_code
-from vision.classify import MODEL_PATH, NONE_RANK, NONE_SUIT, IndexModel, Network, patch_features, softmax
-from vision.detect import card_masks, find_blobs, prepare, unique_quads
+from vision.classify import (
+    MODEL_PATH,
+    NONE_RANK,
+    NONE_SUIT,
+    IndexModel,
+    Network,
+    detection_features,
+    patch_features,
+    softmax,
+)
+from vision.detect import card_masks, find_blobs, paper_regions, prepare, unique_quads
 from vision.geometry import (
     CARD_ASPECT,
     INDEX_BOX_HEIGHT,
@@ -318,13 +327,14 @@ def mined_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
     prepared = prepare(bgr)
     masks = card_masks(prepared)
     blobs = find_blobs(prepared, masks)
+    paper = paper_regions(masks)
     widths = [float(np.linalg.norm(card.quad[1] - card.quad[0])) for card in photo.placed]
     kinds = (
         outline_proposals(unique_quads(blobs)),
         corner_proposals(blobs, widths, [])
         + corner_proposals(blobs, [], [])
-        + segment_proposals(prepared, masks, widths, []),
-        glyph_proposals(prepared, masks),
+        + segment_proposals(prepared, paper, widths, []),
+        glyph_proposals(prepared, paper),
     )
     truth_boxes = np.array([box for card in photo.placed for box in _index_boxes(card)])  # (cards*2, 4, 2)
     truth_widths = np.repeat(
@@ -574,10 +584,7 @@ def fit_detection_weights(model: IndexModel, seed: int, photos: int, workers: in
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         rows = np.array([row for part in pool.map(_detections_chunk, jobs) for row in part])
     _CALIBRATING = None
-    raw = np.clip(rows[:, 0], 1e-6, 1 - 1e-6)
-    x = np.stack(
-        [np.ones(len(rows)), np.log(raw / (1 - raw)), rows[:, 1], np.log(rows[:, 2]), rows[:, 3]], axis=1
-    )
+    x = detection_features(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3])
     y = rows[:, 4]
     weights = np.zeros(x.shape[1])
     for _ in range(50):  # Newton's method with a small ridge, which keeps it finite if separable
