@@ -477,6 +477,22 @@ def test_fanned_neighbours_are_not_merged() -> None:
     assert sorted(c.reading.card for c in merge(cards)) == ["7S", "8S", "9S"]  # type: ignore[misc]
 
 
+@pytest.mark.parametrize("turn_degrees", [90.0, 180.0])
+def test_cards_touching_corner_to_corner_are_two_cards(turn_degrees: float) -> None:
+    from vision.recognise import merge, same_card
+
+    # A card outlined whole, and a card read at a lone corner that touches the first card's
+    # index corner (8 px off), the second card turned a quarter or half a turn from the first:
+    # two corners at one place, but two indices turned different ways, so two cards.
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    t = np.radians(turn_degrees)
+    turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    touching = (quad - quad[0]) @ turn.T + quad[0] + np.array([-6.0, 5.0])
+    cards = [_candidate(quad, "3D", whole=True), _candidate(touching, "5D")]
+    assert not same_card(cards[0], cards[1])  # type: ignore[arg-type]
+    assert sorted(c.reading.card for c in merge(cards)) == ["3D", "5D"]  # type: ignore[misc]
+
+
 # Recognition -------------------------------------------------------------------------------
 
 

@@ -374,7 +374,8 @@ def merge(candidates: list[Candidate], minimum: float | None = None) -> list[Can
 
 def same_card(a: Candidate, b: Candidate) -> bool:
     """Whether two readings are of one physical card: two outlines overlapping, or an index
-    corner or index of one where that of the other is.
+    corner or index of one where that of the other is, turned the same way (two cards laid
+    corner to corner, turned apart, are two cards).
 
     Fanned cards overlap most of their area, so overlap alone cannot tell neighbours apart,
     but their indices are a fraction of a card width apart at least. Indices are compared by
@@ -388,10 +389,11 @@ def same_card(a: Candidate, b: Candidate) -> bool:
     if a.whole and b.whole and quad_iou(a.quad, b.quad) > SAME_CARD_IOU:
         return True
     width = min(float(np.linalg.norm(a.quad[1] - a.quad[0])), float(np.linalg.norm(b.quad[1] - b.quad[0])))
-    corners_a = (a.quad[0], a.quad[2]) if a.whole else (a.quad[0],)
-    corners_b = (b.quad[0], b.quad[2]) if b.whole else (b.quad[0],)
-    corner_pairs = itertools.product(corners_a, corners_b)
-    if any(float(np.linalg.norm(p - q)) < SAME_INDEX * width for p, q in corner_pairs):
+    corner_pairs = itertools.product(_index_corners(a), _index_corners(b))
+    if any(
+        float(np.linalg.norm(p - q)) < SAME_INDEX * width and float(u @ v) > SAME_WAY_COS
+        for (p, u), (q, v) in corner_pairs
+    ):
         return True
     pairs = itertools.product(a.ends, b.ends)
     if any(end_a.read and end_b.read and _same_index(end_a, end_b, width) for end_a, end_b in pairs):
@@ -399,6 +401,18 @@ def same_card(a: Candidate, b: Candidate) -> bool:
     # Read at opposite ends: each reading's far index where the other one's index is. (The
     # same ends both read were compared above.)
     return _same_index(a.ends[0], b.ends[1], width) and _same_index(a.ends[1], b.ends[0], width)
+
+
+def _index_corners(candidate: Candidate) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    """The index corners a reading read (both ends of an outline, else the one), each with the
+    unit vector along the card's top edge as that index is read."""
+    quad = candidate.quad
+    ends = ((quad[0], quad[1]), (quad[2], quad[3])) if candidate.whole else ((quad[0], quad[1]),)
+    corners = []
+    for corner, along in ends:
+        top = along - corner
+        corners.append((corner, top / max(float(np.linalg.norm(top)), 1e-9)))
+    return corners
 
 
 def _same_index(a: IndexEnd, b: IndexEnd, width: float) -> bool:
