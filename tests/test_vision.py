@@ -304,6 +304,12 @@ def test_a_model_file_of_other_features_is_refused_with_the_command_to_rebuild(t
 # Detection and merging, on drawn geometry ---------------------------------------------------
 
 
+def _turn(degrees: float) -> np.ndarray:
+    """The 2 x 2 matrix turning points by `degrees` (clockwise on screen, y pointing down)."""
+    t = np.radians(degrees)
+    return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+
+
 def _card_on_table(angle: float) -> tuple[np.ndarray, np.ndarray]:
     """A white card 180 px wide turned `angle` degrees on a dark table, its index "K" with a
     diamond drawn touching it (one ink blob, as small or blurred print makes it); returns the
@@ -314,9 +320,7 @@ def _card_on_table(angle: float) -> tuple[np.ndarray, np.ndarray]:
     diamond = np.array([[21, 34], [31, 47], [21, 60], [11, 47]], np.int32)
     cv2.fillPoly(card, [diamond], (30, 30, 200))
     corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
-    t = np.radians(angle)
-    turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-    quad = (corners - corners.mean(axis=0)) @ turn.T + np.array([320.0, 240.0])
+    quad = (corners - corners.mean(axis=0)) @ _turn(angle).T + np.array([320.0, 240.0])
     matrix = cv2.getPerspectiveTransform(corners, quad.astype(np.float32))
     table = np.full((480, 640, 3), 40, np.uint8)
     warped = cv2.warpPerspective(card, matrix, (640, 480), borderValue=(0, 0, 0))
@@ -384,9 +388,8 @@ def test_a_card_lying_on_another_is_proposed_where_its_edges_meet() -> None:
     table = np.full((480, 640, 3), 40, np.uint8)
     a = np.array([[150.0, 100.0], [300.0, 100.0], [300.0, 310.0], [150.0, 310.0]])
     cv2.fillConvexPoly(table, a.astype(np.int32), (245, 245, 245))
-    t = np.radians(20.0)
-    turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-    b = np.array([[0.0, 0.0], [150.0, 0.0], [150.0, 210.0], [0.0, 210.0]]) @ turn.T + np.array([230.0, 160.0])
+    upright = np.array([[0.0, 0.0], [150.0, 0.0], [150.0, 210.0], [0.0, 210.0]])
+    b = upright @ _turn(20.0).T + np.array([230.0, 160.0])
     cv2.fillConvexPoly(table, b.astype(np.int32), (250, 250, 250))
     cv2.polylines(table, [b.astype(np.int32)], True, (120, 120, 120), 2)
     image = cv2.GaussianBlur(table, (3, 3), 0)
@@ -465,9 +468,7 @@ def test_fanned_neighbours_are_not_merged() -> None:
 
     quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
     # A fan: the next card's index 35 % of a card width to the right, turned 8 degrees.
-    t = np.radians(8.0)
-    turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-    neighbour = (quad - quad[0]) @ turn.T + quad[0] + np.array([35.0, 0.0])
+    neighbour = (quad - quad[0]) @ _turn(8.0).T + quad[0] + np.array([35.0, 0.0])
     # And a card lying upside down below the first, its index two card widths beyond where the
     # first card's far index is: not the same card either.
     below = np.roll(quad + np.array([0.0, 200.0]), -2, axis=0)
@@ -485,9 +486,7 @@ def test_cards_touching_corner_to_corner_are_two_cards(turn_degrees: float) -> N
     # index corner (8 px off), the second card turned a quarter or half a turn from the first:
     # two corners at one place, but two indices turned different ways, so two cards.
     quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
-    t = np.radians(turn_degrees)
-    turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-    touching = (quad - quad[0]) @ turn.T + quad[0] + np.array([-6.0, 5.0])
+    touching = (quad - quad[0]) @ _turn(turn_degrees).T + quad[0] + np.array([-6.0, 5.0])
     cards = [_candidate(quad, "3D", whole=True), _candidate(touching, "5D")]
     assert not same_card(cards[0], cards[1])  # type: ignore[arg-type]
     assert sorted(c.reading.card for c in merge(cards)) == ["3D", "5D"]  # type: ignore[misc]

@@ -346,12 +346,17 @@ def corner_frames(contour: NDArray[np.int32]) -> list[CornerFrame]:
         if not lo <= angle <= hi:
             continue
         ua, ub = a / la, b / lb
-        # Right-handed card frame: x across the top, y down the side (cross(x, y) > 0 on screen).
-        if ua[0] * ub[1] - ua[1] * ub[0] > 0:
+        if _right_handed(ua, ub):
             frames.append(CornerFrame(here, ua, ub, la, lb))
         else:
             frames.append(CornerFrame(here, ub, ua, lb, la))
     return frames
+
+
+def _right_handed(x_unit: NDArray[np.float64], y_unit: NDArray[np.float64]) -> bool:
+    """Whether `x_unit` across a card's top and `y_unit` down its side make a card frame the
+    right way round (cross(x, y) > 0 on screen, y pointing down), as an index is printed."""
+    return bool(x_unit[0] * y_unit[1] - x_unit[1] * y_unit[0] > 0)
 
 
 def width_guesses(blob: Blob) -> list[float]:
@@ -421,11 +426,7 @@ def _seen_corner(key: NDArray[np.float64], seen: NDArray[np.float64]) -> bool:
 
 def frame_homography(frame: CornerFrame, card_width: float) -> NDArray[np.float64]:
     """Affine map from card coordinates to the image for a card `card_width` px wide at `frame`."""
-    x_axis = frame.x_unit * card_width
-    y_axis = frame.y_unit * card_width
-    return np.array(
-        [[x_axis[0], y_axis[0], frame.origin[0]], [x_axis[1], y_axis[1], frame.origin[1]], [0.0, 0.0, 1.0]]
-    )
+    return corner_homography(frame.origin, frame.x_unit * card_width, frame.y_unit * card_width)
 
 
 def card_corners_from_frame(homography: NDArray[np.float64]) -> Quad:
@@ -517,8 +518,7 @@ def segment_corner_homographies(
         origin, a, b = corners[n], away[0][n], away[1][n]
         if _near_any(explained_corners, origin, NEAR_EXPLAINED * smallest):
             continue
-        # Right-handed card frame: x across the top, y down the side (cross(x, y) > 0 on screen).
-        x_unit, y_unit = (a, b) if a[0] * b[1] - a[1] * b[0] > 0 else (b, a)
+        x_unit, y_unit = (a, b) if _right_handed(a, b) else (b, a)
         for width in widths:
             key = np.array([origin[0], origin[1], x_unit[0], x_unit[1], width])
             if _seen_corner(key, seen[: len(homographies)]):

@@ -405,13 +405,10 @@ def same_card(a: Candidate, b: Candidate) -> bool:
 
 def _index_corners(candidate: Candidate) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
     """The index corners a reading read (both ends of an outline, else the one), each with the
-    unit vector along the card's top edge as that index is read."""
-    quad = candidate.quad
-    ends = ((quad[0], quad[1]), (quad[2], quad[3])) if candidate.whole else ((quad[0], quad[1]),)
-    corners = []
-    for corner, along in ends:
-        top = along - corner
-        corners.append((corner, top / max(float(np.linalg.norm(top)), 1e-9)))
+    direction its index is read in (`IndexEnd.across`)."""
+    corners = [(candidate.quad[0], candidate.ends[0].across)]
+    if candidate.whole:
+        corners.append((candidate.quad[2], candidate.ends[1].across))
     return corners
 
 
