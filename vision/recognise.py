@@ -391,7 +391,7 @@ def same_card(a: Candidate, b: Candidate) -> bool:
     width = min(float(np.linalg.norm(a.quad[1] - a.quad[0])), float(np.linalg.norm(b.quad[1] - b.quad[0])))
     corner_pairs = itertools.product(_index_corners(a), _index_corners(b))
     if any(
-        float(np.linalg.norm(p - q)) < SAME_INDEX * width and float(u @ v) > SAME_WAY_COS
+        float(np.linalg.norm(p - q)) < SAME_INDEX * width and _turned_alike(u, v)
         for (p, u), (q, v) in corner_pairs
     ):
         return True
@@ -418,9 +418,12 @@ def _same_index(a: IndexEnd, b: IndexEnd, width: float) -> bool:
     if not (a.read or b.read):
         return True
     slack = SAME_INDEX if a.read and b.read else FAR_INDEX
-    return float(np.linalg.norm(a.middle - b.middle)) < slack * width and (
-        float(a.across @ b.across) > SAME_WAY_COS
-    )
+    return float(np.linalg.norm(a.middle - b.middle)) < slack * width and _turned_alike(a.across, b.across)
+
+
+def _turned_alike(u: NDArray[np.float64], v: NDArray[np.float64]) -> bool:
+    """Whether two indices, read along unit vectors `u` and `v`, are turned the same way."""
+    return float(u @ v) > SAME_WAY_COS
 
 
 @dataclass(frozen=True)
