@@ -409,6 +409,43 @@ def test_a_card_lying_on_another_is_proposed_where_its_edges_meet() -> None:
     assert not any(np.linalg.norm(h[:2, 2] - a[0]) < 0.06 * 150.0 for h in frames)
 
 
+def test_a_card_outline_broken_by_gaps_on_a_table_as_light_as_the_card_is_found() -> None:
+    from vision.detect import broken_outline_blobs, card_masks, find_blobs, prepare, unique_quads
+    from vision.geometry import quad_iou
+
+    # A card as light as the grey table it lies on, seen only by its edge, which a dim
+    # photo breaks in three places; inside it, a few pips. A noisy photo, a little blurred.
+    rng = np.random.default_rng(7)
+    table = np.full((480, 640, 3), 170, np.uint8)
+    upright = np.array([[0.0, 0.0], [150.0, 0.0], [150.0, 210.0], [0.0, 210.0]])
+    card = upright @ _turn(15.0).T + np.array([250.0, 120.0])
+    cv2.polylines(table, [card.astype(np.int32)], True, (110, 110, 110), 2)
+    for start, end, share in ((0, 1, 0.4), (1, 2, 0.7), (3, 0, 0.5)):
+        gap = card[start] + share * (card[end] - card[start])
+        cv2.circle(table, tuple(int(v) for v in gap), 3, (170, 170, 170), -1)
+    for x, y in ((45.0, 50.0), (105.0, 50.0), (75.0, 105.0), (45.0, 160.0), (105.0, 160.0)):
+        pip = np.array([x, y]) @ _turn(15.0).T + np.array([250.0, 120.0])
+        cv2.circle(table, tuple(int(v) for v in pip), 9, (60, 60, 60), -1)
+    noisy = table.astype(np.float64) + rng.normal(0.0, 4.0, table.shape)
+    image = cv2.GaussianBlur(np.clip(noisy, 0, 255).astype(np.uint8), (3, 3), 0)
+    prepared = prepare(image)
+    found = unique_quads(find_blobs(prepared, card_masks(prepared)))
+    assert not any(quad_iou(quad, card) > 0.85 for quad in found)  # no closed loop, no light region
+    broken = [blob.quad for blob in broken_outline_blobs(prepared) if blob.quad is not None]
+    assert any(quad_iou(quad, card) > 0.9 for quad in broken)
+    # The pips make no card of their own.
+    assert all(quad_iou(quad, card) > 0.5 for quad in broken)
+
+
+def test_a_blank_noisy_table_gives_no_broken_outlines() -> None:
+    from vision.detect import broken_outline_blobs, prepare
+
+    rng = np.random.default_rng(11)
+    noisy = np.full((480, 640, 3), 150.0) + rng.normal(0.0, 12.0, (480, 640, 3))
+    image = cv2.GaussianBlur(np.clip(noisy, 0, 255).astype(np.uint8), (3, 3), 0)
+    assert broken_outline_blobs(prepare(image)) == []
+
+
 def _candidate(quad: np.ndarray, card: str, whole: bool = False) -> object:
     from vision.classify import CardReading
     from vision.recognise import Candidate

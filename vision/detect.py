@@ -26,7 +26,9 @@ All of these are only proposals; the classifier decides which show an index.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -89,6 +91,11 @@ class Prepared:
     paper: NDArray[np.uint8]
     """Brightness minus saturation: high on white card stock, lower on coloured tables."""
 
+    @functools.cached_property
+    def edges(self) -> NDArray[np.uint8]:
+        """Canny edges of `gray` (see `_edge_map`), found once: three detectors trace them."""
+        return _edge_map(self.gray)
+
 
 def prepare(bgr: NDArray[np.uint8]) -> Prepared:
     """Compute the grey and "paper" images used by the detectors."""
@@ -112,7 +119,7 @@ def card_masks(prepared: Prepared) -> list[NDArray[np.uint8]]:
     local = cv2.adaptiveThreshold(
         paper, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, _odd(scale / 6), -LOCAL_MARGIN
     )
-    return [cast(NDArray[np.uint8], otsu), cast(NDArray[np.uint8], local), _edge_regions(prepared.gray)]
+    return [cast(NDArray[np.uint8], otsu), cast(NDArray[np.uint8], local), _edge_regions(prepared.edges)]
 
 
 def _edge_map(gray: NDArray[np.uint8]) -> NDArray[np.uint8]:
@@ -126,9 +133,8 @@ def _edge_map(gray: NDArray[np.uint8]) -> NDArray[np.uint8]:
     return cast(NDArray[np.uint8], cv2.dilate(edges, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))))
 
 
-def _edge_regions(gray: NDArray[np.uint8]) -> NDArray[np.uint8]:
+def _edge_regions(edges: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """Regions enclosed by strong edges (card outlines on a light table)."""
-    edges = _edge_map(gray)
     # Everything not an edge and not connected to the photo border is an enclosed region.
     regions = cv2.bitwise_not(edges)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(regions, connectivity=4)
@@ -180,7 +186,7 @@ def find_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]
                     blobs.append(Blob(contour=shifted, quad=fit_quad(shifted), area=area, lone_corners=True))
     # Closed edge loops (the classic "find squares" approach) catch cards touching each other
     # or lying on a table as light as they are.
-    contours, _ = cv2.findContours(_edge_map(prepared.gray), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    contours, _ = cv2.findContours(prepared.edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
     for contour in contours:
         area = float(cv2.contourArea(contour))
         if MIN_CARD_AREA_PX <= area <= MAX_CARD_AREA * image_area:
@@ -190,8 +196,91 @@ def find_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]
     return blobs
 
 
-def fit_quad(contour: NDArray[np.int32]) -> Quad | None:
-    """The card outline of a blob, or None if the blob is not one whole card.
+GAP_BRIDGE = 0.012
+"""Gaps in a card's traced outline, as a share of the photo's long side (15 pixels at working
+size), that are bridged before it is traced again: in a dim, noisy photo of cards on a table
+nearly as light as they are, the edges of a card's sides break into pieces a few pixels
+apart."""
+
+OUTLINE_SUPPORT = 0.75
+"""Share of an unclosed outline's four sides (their middle 80 %) that must lie on edges: a
+card's straight sides are there with a gap or two; print, pips and texture whose hull
+happens to be four-sided are not."""
+
+HULL_RECT_FILL = 0.75
+"""Least share of its smallest enclosing rectangle a card outline's hull fills: a card seen so
+steeply that its near side looks twice as long as its far side fills three quarters."""
+
+
+def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
+    """Whole-card outlines in the edges that `find_blobs` cannot fit.
+
+    `find_blobs` fits edge loops that fill their quad. In a dim, noisy photo of cards on a
+    table nearly as light as they are, a card's traced outline breaks into pieces, or joins
+    print and texture into a loop that does not fill the card. So the loops are fitted again
+    by their hulls, and the edges are traced once more with their gaps bridged
+    (`GAP_BRIDGE`); a quad is kept when its trace fills it or when the edges run along its
+    sides (`OUTLINE_SUPPORT`).
+    """
+    h, w = prepared.gray.shape
+    image_area = float(h * w)
+    edges = prepared.edges
+    bridge = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (_odd(GAP_BRIDGE * max(h, w)),) * 2)
+    # Most traces are specks of texture and print: drop them in one pass before tracing.
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(edges, connectivity=8)
+    big = stats[:, cv2.CC_STAT_WIDTH] * stats[:, cv2.CC_STAT_HEIGHT] >= MIN_CARD_AREA_PX
+    big[0] = False
+    unbridged, _ = cv2.findContours(big[labels].astype(np.uint8), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    bridged, _ = cv2.findContours(
+        cv2.morphologyEx(edges, cv2.MORPH_CLOSE, bridge), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE
+    )
+    blobs = []
+    for contours, loops_only in ((unbridged, True), (bridged, False)):
+        for contour in _card_sized(contours):
+            if loops_only and cv2.contourArea(contour) < MIN_CARD_AREA_PX:
+                continue  # an open trace, unbridged: not one card's outline
+            hull_area = float(cv2.contourArea(cv2.convexHull(contour)))
+            if not MIN_CARD_AREA_PX <= hull_area <= MAX_CARD_AREA * image_area:
+                continue
+            (_, _), (a, b), _ = cv2.minAreaRect(contour)
+            if hull_area < HULL_RECT_FILL * a * b:
+                continue  # not four-sided (fitting is the costly step, so rule it out first)
+            quad = fit_quad(contour, filled=False)
+            if quad is None:
+                continue
+            fills = float(cv2.contourArea(contour)) >= MIN_QUAD_FILL * quad_area(quad)
+            if fills or _edge_support(edges, quad) >= OUTLINE_SUPPORT:
+                blobs.append(Blob(contour=contour, quad=quad, area=hull_area, lone_corners=False))
+    return blobs
+
+
+def _card_sized(contours: Sequence[cv2.typing.MatLike]) -> list[NDArray[np.int32]]:
+    """The contours whose bounding box could hold a card (tens of thousands of specks of
+    texture are ruled out in one array pass)."""
+    if not contours:
+        return []
+    counts = np.array([len(c) for c in contours])
+    points = np.concatenate(contours).reshape(-1, 2)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    low, high = np.minimum.reduceat(points, starts), np.maximum.reduceat(points, starts)
+    boxes = np.prod(high - low + 1, axis=1)
+    return [np.asarray(contours[int(i)], np.int32) for i in np.flatnonzero(boxes >= MIN_CARD_AREA_PX)]
+
+
+def _edge_support(edges: NDArray[np.uint8], quad: Quad) -> float:
+    """Share of points along the middle 80 % of the quad's sides that lie on an edge."""
+    h, w = edges.shape
+    steps = np.linspace(0.1, 0.9, 40)[:, None]
+    points = np.concatenate([quad[i] + steps * (quad[(i + 1) % 4] - quad[i]) for i in range(4)])
+    x, y = np.round(points[:, 0]).astype(int), np.round(points[:, 1]).astype(int)
+    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    return float((edges[y[inside], x[inside]] > 0).sum()) / len(points)
+
+
+def fit_quad(contour: NDArray[np.int32], filled: bool = True) -> Quad | None:
+    """The card outline of a blob, or None if the blob is not one whole card. A `filled`
+    contour bounds a region, which must fill most of the quad; an unfilled one is a traced
+    line, judged by the caller.
 
     The four sides are the four longest sides of the blob's convex hull, so a corner cut off
     (rounded, or an index glyph joined to a printed border line) does not move the corners:
@@ -223,7 +312,7 @@ def fit_quad(contour: NDArray[np.int32]) -> Quad | None:
     if sides.min() / sides.max() < MIN_SIDE_RATIO:
         return None
     fitted = quad_area(quad)
-    if fitted <= 0 or float(cv2.contourArea(contour)) / fitted < MIN_QUAD_FILL:
+    if fitted <= 0 or (filled and float(cv2.contourArea(contour)) / fitted < MIN_QUAD_FILL):
         return None
     if not cv2.isContourConvex(quad.astype(np.float32)):
         return None

@@ -3,7 +3,8 @@
 Stages (each a function over arrays, see the modules named):
 
 1. `io.load_image`: decode, orient, shrink to working size.
-2. `detect.find_blobs`: light regions from several masks; whole-card outlines fitted to them.
+2. `detect.find_blobs`: light regions from several masks; whole-card outlines fitted to them
+   (and to card outlines traced with gaps, `detect.broken_outline_blobs`).
 3. For each outline, `geometry.read_patch` samples both index corners (top-left, and
    bottom-right turned half a turn) and `classify` reads and fuses them.
 4. Lone corners, read on their own, for cards whose outline is lost (fanned or overlapping
@@ -29,6 +30,7 @@ from vision.classify import CardReading, IndexModel, IndexReading, default_model
 from vision.detect import (
     Blob,
     Prepared,
+    broken_outline_blobs,
     card_corners_from_frame,
     card_masks,
     corner_homographies,
@@ -213,7 +215,7 @@ def find_candidates(bgr: NDArray[np.uint8], model: IndexModel) -> list[Candidate
     prepared = prepare(bgr)
     pyramid = build_pyramid(bgr)
     masks = card_masks(prepared)
-    blobs = find_blobs(prepared, masks)
+    blobs = find_blobs(prepared, masks) + broken_outline_blobs(prepared)
     outlines = outline_proposals(unique_quads(blobs))
     candidates = read_candidates(pyramid, outlines, model)
     confident = [c.quad for c in candidates if c.whole and c.reading.confidence >= SURE_OUTLINE]
