@@ -96,6 +96,12 @@ class Prepared:
         """Canny edges of `gray` (see `_edge_map`), found once: three detectors trace them."""
         return _edge_map(self.gray)
 
+    @functools.cached_property
+    def edge_contours(self) -> Sequence[cv2.typing.MatLike]:
+        """Every trace of `edges` (outer borders and holes), found once: two detectors fit them."""
+        contours, _ = cv2.findContours(self.edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+        return contours
+
 
 def prepare(bgr: NDArray[np.uint8]) -> Prepared:
     """Compute the grey and "paper" images used by the detectors."""
@@ -186,8 +192,7 @@ def find_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]
                     blobs.append(Blob(contour=shifted, quad=fit_quad(shifted), area=area, lone_corners=True))
     # Closed edge loops (the classic "find squares" approach) catch cards touching each other
     # or lying on a table as light as they are.
-    contours, _ = cv2.findContours(prepared.edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
-    for contour in contours:
+    for contour in prepared.edge_contours:
         area = float(cv2.contourArea(contour))
         if MIN_CARD_AREA_PX <= area <= MAX_CARD_AREA * image_area:
             quad = fit_quad(contour.astype(np.int32))
@@ -226,18 +231,14 @@ def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
     image_area = float(h * w)
     edges = prepared.edges
     bridge = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (_odd(GAP_BRIDGE * max(h, w)),) * 2)
-    # Most traces are specks of texture and print: drop them in one pass before tracing.
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(edges, connectivity=8)
-    big = stats[:, cv2.CC_STAT_WIDTH] * stats[:, cv2.CC_STAT_HEIGHT] >= MIN_CARD_AREA_PX
-    big[0] = False
-    unbridged, _ = cv2.findContours(big[labels].astype(np.uint8), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
     bridged, _ = cv2.findContours(
         cv2.morphologyEx(edges, cv2.MORPH_CLOSE, bridge), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE
     )
     blobs = []
-    for contours, loops_only in ((unbridged, True), (bridged, False)):
+    for contours, unbridged in ((prepared.edge_contours, True), (bridged, False)):
         for contour in _card_sized(contours):
-            if loops_only and cv2.contourArea(contour) < MIN_CARD_AREA_PX:
+            area = float(cv2.contourArea(contour))
+            if unbridged and area < MIN_CARD_AREA_PX:
                 continue  # an open trace, unbridged: not one card's outline
             hull_area = float(cv2.contourArea(cv2.convexHull(contour)))
             if not MIN_CARD_AREA_PX <= hull_area <= MAX_CARD_AREA * image_area:
@@ -248,9 +249,10 @@ def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
             quad = fit_quad(contour, filled=False)
             if quad is None:
                 continue
-            fills = float(cv2.contourArea(contour)) >= MIN_QUAD_FILL * quad_area(quad)
-            if fills or _edge_support(edges, quad) >= OUTLINE_SUPPORT:
-                blobs.append(Blob(contour=contour, quad=quad, area=hull_area, lone_corners=False))
+            fills = area >= MIN_QUAD_FILL * quad_area(quad)
+            if not fills and _edge_support(edges, quad) < OUTLINE_SUPPORT:
+                continue
+            blobs.append(Blob(contour=contour, quad=quad, area=hull_area, lone_corners=False))
     return blobs
 
 
