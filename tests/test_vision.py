@@ -286,6 +286,86 @@ def test_an_ensemble_reads_the_average_of_its_networks(tmp_path: Path) -> None:
         np.testing.assert_allclose(read.suit, saved.suit, rtol=1e-5, atol=1e-9)
 
 
+def _show_patches() -> tuple[np.ndarray, list[str | None]]:
+    """Patches read at the true index corners of a generated show (labelled with the card when
+    the corner is in view) and at places that show no index: the middle of each card, a corner
+    read the wrong way round, and bare table."""
+    photo = render_show(TEST_SEEDS[0], harsh=False)
+    pyramid = build_pyramid(photo.image)
+    patches, labels = [], []
+    quarter_turn = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    middle = np.array([[1.0, 0.0, 0.3], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
+    for placed in photo.placed:
+        homography = card_homography(placed.quad.astype(np.float64))
+        for frame, shown in zip((np.eye(3), ROTATE_HALF_TURN), placed.visible, strict=True):
+            if shown >= 0.9:
+                patches.append(read_patch(pyramid, homography @ frame))
+                labels.append(placed.card)
+        for frame in (middle, quarter_turn):
+            patches.append(read_patch(pyramid, homography @ frame))
+            labels.append(None)
+    table = build_pyramid(render_blank_table(7))
+    for x in range(0, 400, 100):
+        quad = np.array([[x, 50], [x + 80, 50], [x + 80, 162], [x, 162]], np.float64)
+        patches.append(read_patch(table, card_homography(quad)))
+        labels.append(None)
+    return np.stack(patches), labels
+
+
+def test_the_convolutional_network_reads_the_patches_the_perceptrons_think_are_indexes() -> None:
+    from dataclasses import replace
+
+    from vision.classify import CONV_GATE, CONV_SHARE, default_model, ink_maps
+
+    model = default_model()
+    assert model.conv is not None
+    patches, labels = _show_patches()
+    both = model.read(patches)
+    perceptrons = replace(model, conv=None).read(patches)
+    conv_rank, conv_suit = model.conv.probabilities(ink_maps(patches))
+    gated = [alone.presence >= CONV_GATE for alone in perceptrons]
+    # Every index in view is read by both, and nothing that is not an index is.
+    assert all(g == (label is not None) for g, label in zip(gated, labels, strict=True))
+    for i, (mixed, alone) in enumerate(zip(both, perceptrons, strict=True)):
+        if gated[i]:
+            np.testing.assert_allclose(mixed.rank, (1 - CONV_SHARE) * alone.rank + CONV_SHARE * conv_rank[i])
+            np.testing.assert_allclose(mixed.suit, (1 - CONV_SHARE) * alone.suit + CONV_SHARE * conv_suit[i])
+        else:
+            np.testing.assert_array_equal(mixed.rank, alone.rank)
+            np.testing.assert_array_equal(mixed.suit, alone.suit)
+    # The network alone names every index in view, and the mixture does too.
+    for i, label in enumerate(labels):
+        if label is not None:
+            read = card_code(int(conv_rank[i, :NONE_RANK].argmax()), int(conv_suit[i, :NONE_SUIT].argmax()))
+            assert read == label
+            assert both[i].card_probabilities().argmax() == CARD_CODES.index(label)
+
+
+def test_a_model_reads_alike_after_saving_and_from_many_threads(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from vision.classify import IndexModel, default_model
+
+    model = default_model()
+    patches, _ = _show_patches()
+    expected = model.read(patches)
+    model.save(tmp_path / "model.npz")
+    loaded = IndexModel.load(tmp_path / "model.npz")
+    assert loaded.conv is not None and model.conv is not None
+    assert loaded.conv.onnx == model.conv.onnx
+    assert (loaded.conv.rank_temperature, loaded.conv.suit_temperature) == (
+        model.conv.rank_temperature,
+        model.conv.suit_temperature,
+    )
+    # A web server reads photos on several threads at once, each through the one loaded model.
+    with ThreadPoolExecutor(4) as pool:
+        runs = list(pool.map(lambda _: loaded.read(patches), range(12)))
+    for run in runs:
+        for got, want in zip(run, expected, strict=True):
+            np.testing.assert_allclose(got.rank, want.rank, rtol=1e-5, atol=1e-9)
+            np.testing.assert_allclose(got.suit, want.suit, rtol=1e-5, atol=1e-9)
+
+
 def test_a_model_file_of_other_features_is_refused_with_the_command_to_rebuild(tmp_path: Path) -> None:
     from vision.classify import IndexModel
 

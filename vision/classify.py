@@ -1,17 +1,19 @@
-"""Read an index patch: features, the trained network, and fusing a card's two corners.
+"""Read an index patch: features, the trained networks, and fusing a card's two corners.
 
-The model is a small multilayer perceptron over hand-made features (gradient histograms and
-a coarse ink and red map of the patch), trained by `vision.train` on synthetic patches only.
-It has two softmax heads: rank (13 ranks plus "no index here") and suit (4 suits plus "no
-index here"), each temperature-calibrated on held-out synthetic data, so its probabilities can
-be read as probabilities.
+The model is an ensemble of small multilayer perceptrons over hand-made features (gradient
+histograms and a coarse ink and red map of the patch) and, for the patches they think show an
+index, a small convolutional network over the full-resolution ink and red maps, all trained by
+`vision.train` on synthetic patches only. Each network has two softmax heads: rank (13 ranks
+plus "no index here") and suit (4 suits plus "no index here"), each temperature-calibrated on
+held-out synthetic data, so its probabilities can be read as probabilities.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
@@ -22,7 +24,7 @@ from numpy.typing import NDArray
 from vision.cards import CARD_CODES, RANKS, SUITS
 from vision.geometry import PATCH_HEIGHT_PX, PATCH_WIDTH_PX
 
-MODEL_PATH = Path(__file__).with_name("model") / "index_mlp.npz"
+MODEL_PATH = Path(__file__).with_name("model") / "index_model.npz"
 """The committed artefact built by `python -m vision.train`."""
 
 NONE_RANK = len(RANKS)
@@ -37,25 +39,37 @@ _HOG = cv2.HOGDescriptor((PATCH_WIDTH_PX, PATCH_HEIGHT_PX), (16, 16), (8, 8), (8
 _HOG_FINE = cv2.HOGDescriptor((PATCH_WIDTH_PX, PATCH_HEIGHT_PX), (8, 8), (8, 8), (4, 4), 9)
 
 
-def patch_features(patches: NDArray[np.uint8]) -> NDArray[np.float32]:
-    """Feature rows for BGR patches of shape (n, PATCH_HEIGHT_PX, PATCH_WIDTH_PX, 3)."""
+def ink_maps(patches: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """The darkness and redness of BGR patches of shape (n, PATCH_HEIGHT_PX, PATCH_WIDTH_PX, 3),
+    each in [0, 1]: shape (n, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX). Both are stretched between
+    the patch's ink and its paper, so dim light, glare and grey paper all look alike."""
     n = len(patches)
-    if n == 0:
-        return np.zeros((0, feature_length()), np.float32)
     bgr = patches.astype(np.float32)
     gray = bgr @ np.array([0.114, 0.587, 0.299], np.float32)  # ITU-R 601 luma, as cv2 uses
     flat = gray.reshape(n, -1)
-    # Stretch between ink and paper so dim light, glare and grey paper all look alike.
+    maps = np.empty((n, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX), np.float32)
+    if n == 0:
+        return maps
     paper = np.percentile(flat, 90, axis=1)[:, None, None]
     ink = np.percentile(flat, 2, axis=1)[:, None, None]
     span = np.maximum(paper - ink, INK_FLOOR)
-    darkness = np.clip((paper - gray) / span, 0.0, 1.0).astype(np.float32)
+    maps[:, 0] = np.clip((paper - gray) / span, 0.0, 1.0)
     excess_red = bgr[..., 2] - np.maximum(bgr[..., 0], bgr[..., 1])
-    redness = np.clip(excess_red / span, 0.0, 1.0).astype(np.float32)
-    stretched = np.round((1.0 - darkness) * 255.0).astype(np.uint8)
-    rows = np.empty((n, feature_length()), np.float32)
-    for i in range(n):
-        rows[i] = _features(stretched[i], darkness[i], redness[i])
+    maps[:, 1] = np.clip(excess_red / span, 0.0, 1.0)
+    return maps
+
+
+def patch_features(patches: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Feature rows for BGR patches of shape (n, PATCH_HEIGHT_PX, PATCH_WIDTH_PX, 3)."""
+    return features_of_maps(ink_maps(patches))
+
+
+def features_of_maps(maps: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Feature rows for the `ink_maps` of some patches."""
+    rows = np.empty((len(maps), feature_length()), np.float32)
+    stretched = np.round((1.0 - maps[:, 0]) * 255.0).astype(np.uint8)
+    for i in range(len(maps)):
+        rows[i] = _features(stretched[i], maps[i, 0], maps[i, 1])
     return rows
 
 
@@ -203,6 +217,49 @@ class Network:
         )
 
 
+CONV_GATE = 0.05
+"""The convolutional network reads only patches the perceptrons give at least this presence
+(about one patch in fifteen of a photo's proposals): the others are bare table, print or the
+middle of a card, which the perceptrons already reject, and skipping them keeps a 12 MP photo's
+reading time."""
+
+CONV_SHARE = 0.5
+"""Weight of the convolutional network's probabilities against the perceptrons' average."""
+
+
+@dataclass(frozen=True)
+class ConvNet:
+    """A small convolutional network over a patch's `ink_maps`, stored as ONNX and run by
+    OpenCV's dnn module, with two temperature-calibrated softmax heads (rank then suit)."""
+
+    onnx: bytes
+    rank_temperature: float = 1.0
+    suit_temperature: float = 1.0
+    _nets: threading.local = field(default_factory=threading.local, init=False, compare=False, repr=False)
+    """One cv2.dnn.Net per thread: a Net is not safe to run from two threads at once."""
+
+    def logits(self, maps: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Uncalibrated rank and suit logits for `ink_maps` rows."""
+        net = getattr(self._nets, "net", None)
+        if net is None:
+            net = cv2.dnn.readNetFromONNX(np.frombuffer(self.onnx, np.uint8))
+            self._nets.net = net
+        if len(maps) == 0:
+            out = np.zeros((0, NONE_RANK + 1 + NONE_SUIT + 1), np.float32)
+        else:
+            net.setInput(np.ascontiguousarray(maps, np.float32))
+            out = np.asarray(net.forward(), np.float32)
+        return out[:, : NONE_RANK + 1], out[:, NONE_RANK + 1 :]
+
+    def probabilities(self, maps: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Calibrated rank and suit probabilities for `ink_maps` rows."""
+        rank_logits, suit_logits = self.logits(maps)
+        return (
+            softmax(rank_logits.astype(np.float64) / self.rank_temperature),
+            softmax(suit_logits.astype(np.float64) / self.suit_temperature),
+        )
+
+
 def detection_features(
     confidence: NDArray[np.float64],
     whole: NDArray[np.float64],
@@ -232,6 +289,8 @@ class IndexModel:
     detection_weights: tuple[float, ...] | None = None
     """Logistic calibration of a whole detection (see `detection_confidences`), fitted by
     `vision.train` on synthetic photos; None before it is fitted."""
+    conv: ConvNet | None = None
+    """The second reader of likely indexes (see `read`); None reads with the perceptrons alone."""
 
     def detection_confidences(
         self,
@@ -264,11 +323,34 @@ class IndexModel:
         return rank, suit
 
     def read(self, patches: NDArray[np.uint8]) -> list[IndexReading]:
-        """Calibrated readings for a batch of BGR patches."""
+        """Calibrated readings for a batch of BGR patches.
+
+        The perceptrons read every patch; where they see an index (presence of at least
+        `CONV_GATE`), the convolutional network reads it too and the two are averaged
+        (`CONV_SHARE`). It sees the strokes the perceptrons' coarse features blur (a club from
+        a spade, a J from a 3, at a few pixels a stroke): on held-out synthetic index patches
+        it names both rank and suit right 94.9 % of the time, the perceptrons 91.5 % and the
+        mixture 95.1 %.
+        """
         if len(patches) == 0:
             return []
-        rank, suit = self.probabilities(patch_features(patches))
+        rank, suit = self.read_maps(ink_maps(patches))
         return [IndexReading(rank=r, suit=s) for r, s in zip(rank, suit, strict=True)]
+
+    def read_maps(
+        self, maps: NDArray[np.float32], features: NDArray[np.float32] | None = None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Rank and suit probabilities, as `read` gives them, for the `ink_maps` of some
+        patches (and their features, when already worked out)."""
+        rank, suit = self.probabilities(features_of_maps(maps) if features is None else features)
+        if self.conv is not None:
+            presence = np.sqrt((1.0 - rank[:, NONE_RANK]) * (1.0 - suit[:, NONE_SUIT]))
+            likely = np.flatnonzero(presence >= CONV_GATE)
+            if len(likely):
+                conv_rank, conv_suit = self.conv.probabilities(maps[likely])
+                rank[likely] = (1.0 - CONV_SHARE) * rank[likely] + CONV_SHARE * conv_rank
+                suit[likely] = (1.0 - CONV_SHARE) * suit[likely] + CONV_SHARE * conv_suit
+        return rank, suit
 
     def save(self, path: Path) -> None:
         """Write the model as a compressed .npz."""
@@ -279,6 +361,9 @@ class IndexModel:
         }
         for k, network in enumerate(self.networks):
             arrays.update(network.arrays(f"net{k}_"))
+        if self.conv is not None:
+            arrays["conv_onnx"] = np.frombuffer(self.conv.onnx, np.uint8)
+            arrays["conv_temperatures"] = np.array([self.conv.rank_temperature, self.conv.suit_temperature])
         path.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
@@ -295,9 +380,14 @@ class IndexModel:
                 raise ValueError(
                     f"model {path} was calibrated on other detection features; run `python -m vision.train`"
                 )
+            conv = None
+            if "conv_onnx" in data:
+                temperatures = data["conv_temperatures"]
+                conv = ConvNet(data["conv_onnx"].tobytes(), float(temperatures[0]), float(temperatures[1]))
             return cls(
                 networks=tuple(Network.from_arrays(data, f"net{k}_") for k in range(int(data["networks"]))),
                 detection_weights=weights or None,
+                conv=conv,
             )
 
 
