@@ -374,6 +374,15 @@ def test_a_model_file_of_other_features_is_refused_with_the_command_to_rebuild(t
         IndexModel.load(tmp_path / "old.npz")
     with pytest.raises(FileNotFoundError, match=r"python -m vision\.train"):
         IndexModel.load(tmp_path / "missing.npz")
+    # A model whose convolutional network is damaged is refused when loaded, not on a photo.
+    from vision.classify import ConvNet, default_model
+
+    conv = default_model().conv
+    assert conv is not None
+    damaged = IndexModel(networks=(_network(1),), conv=ConvNet(conv.onnx[: len(conv.onnx) // 2]))  # type: ignore[arg-type]
+    damaged.save(tmp_path / "damaged.npz")
+    with pytest.raises(ValueError, match=r"convolutional network.*python -m vision\.train"):
+        IndexModel.load(tmp_path / "damaged.npz")
     # A model calibrated before the size of a reading counted (four detection weights).
     model = IndexModel(networks=(_network(1),), detection_weights=(0.5, 1.0, 0.2, 0.1))  # type: ignore[arg-type]
     model.save(tmp_path / "older.npz")

@@ -384,6 +384,13 @@ class IndexModel:
             if "conv_onnx" in data:
                 temperatures = data["conv_temperatures"]
                 conv = ConvNet(data["conv_onnx"].tobytes(), float(temperatures[0]), float(temperatures[1]))
+                try:  # a damaged network fails here, not on the first photo
+                    conv.logits(np.zeros((1, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX), np.float32))
+                except cv2.error as error:
+                    raise ValueError(
+                        f"model {path} holds a convolutional network OpenCV cannot run; "
+                        "run `python -m vision.train`"
+                    ) from error
             return cls(
                 networks=tuple(Network.from_arrays(data, f"net{k}_") for k in range(int(data["networks"]))),
                 detection_weights=weights or None,
