@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 
 import cv2
@@ -34,30 +35,32 @@ def test_mined_samples_are_labelled_patches_with_negatives_capped_per_kind(seed:
                for patch, _, _ in samples)
 
 
-_MAPS = np.random.default_rng(3).random((4000, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX), dtype=np.float32)
+@functools.cache
+def _maps() -> np.ndarray:
+    return np.random.default_rng(3).random((4000, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX), dtype=np.float32)
 
 
 def _read_in_worker(rows: int) -> float:
-    cv2.setNumThreads(1)  # what every training worker does first
     conv = default_model().conv
     assert conv is not None
-    return float(conv.logits(_MAPS[:rows])[0].sum())
+    return float(conv.logits(_maps()[:rows])[0].sum())
 
 
 @pytest.mark.timeout(60)
 def test_workers_forked_after_the_network_ran_here_do_not_hang() -> None:
     # Training fits the network's temperatures here, then forks workers to calibrate whole
     # photos: a child forked while OpenCV's threads are parked deadlocked in its first
-    # cv2.setNumThreads, and the run hung after half an hour of work.
+    # cv2.setNumThreads (the pool's workers each set one thread), and the run hung after half
+    # an hour of work.
     conv = default_model().conv
     assert conv is not None
     threads = cv2.getNumThreads()
     runs = []
     for _ in range(5):
-        conv.logits(_MAPS)  # a parallel OpenCV call in this process
+        conv.logits(_maps())  # a parallel OpenCV call in this process
         with _fork_pool(2) as pool:
             runs.append(pool.map(_read_in_worker, [50, 60, 70]))
     assert cv2.getNumThreads() == threads
-    expected = [float(conv.logits(_MAPS[:n])[0].sum()) for n in (50, 60, 70)]
+    expected = [float(conv.logits(_maps()[:n])[0].sum()) for n in (50, 60, 70)]
     for sums in runs:
         assert sums == pytest.approx(expected, rel=1e-5)

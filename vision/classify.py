@@ -91,6 +91,12 @@ def _features(
     return cast(NDArray[np.float32], row.astype(np.float32))
 
 
+def index_presence(rank: NDArray[np.float64], suit: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Probability that a patch shows an index at all (both heads agree it does), from its rank
+    and suit probabilities (one patch, or rows of patches)."""
+    return cast(NDArray[np.float64], np.sqrt((1.0 - rank[..., NONE_RANK]) * (1.0 - suit[..., NONE_SUIT])))
+
+
 @dataclass(frozen=True)
 class IndexReading:
     """What the network says about one corner patch."""
@@ -103,7 +109,7 @@ class IndexReading:
     @property
     def presence(self) -> float:
         """Probability that the patch shows an index at all (both heads agree it does)."""
-        return float(np.sqrt((1.0 - self.rank[NONE_RANK]) * (1.0 - self.suit[NONE_SUIT])))
+        return float(index_presence(self.rank, self.suit))
 
     def card_probabilities(self) -> NDArray[np.float64]:
         """Probabilities over the 52 `CARD_CODES` given that an index is present."""
@@ -170,11 +176,7 @@ class Network:
 
     def probabilities(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Calibrated rank and suit probabilities for feature rows."""
-        rank_logits, suit_logits = self.logits(features)
-        return (
-            softmax(rank_logits.astype(np.float64) / self.rank_temperature),
-            softmax(suit_logits.astype(np.float64) / self.suit_temperature),
-        )
+        return _calibrated(self.logits(features), self.rank_temperature, self.suit_temperature)
 
     def arrays(self, prefix: str) -> dict[str, NDArray[np.generic]]:
         """The network as named arrays (weights as float16 to stay small)."""
@@ -253,11 +255,7 @@ class ConvNet:
 
     def probabilities(self, maps: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Calibrated rank and suit probabilities for `ink_maps` rows."""
-        rank_logits, suit_logits = self.logits(maps)
-        return (
-            softmax(rank_logits.astype(np.float64) / self.rank_temperature),
-            softmax(suit_logits.astype(np.float64) / self.suit_temperature),
-        )
+        return _calibrated(self.logits(maps), self.rank_temperature, self.suit_temperature)
 
 
 def detection_features(
@@ -344,12 +342,10 @@ class IndexModel:
         patches (and their features, when already worked out)."""
         rank, suit = self.probabilities(features_of_maps(maps) if features is None else features)
         if self.conv is not None:
-            presence = np.sqrt((1.0 - rank[:, NONE_RANK]) * (1.0 - suit[:, NONE_SUIT]))
-            likely = np.flatnonzero(presence >= CONV_GATE)
-            if len(likely):
-                conv_rank, conv_suit = self.conv.probabilities(maps[likely])
-                rank[likely] = (1.0 - CONV_SHARE) * rank[likely] + CONV_SHARE * conv_rank
-                suit[likely] = (1.0 - CONV_SHARE) * suit[likely] + CONV_SHARE * conv_suit
+            likely = np.flatnonzero(index_presence(rank, suit) >= CONV_GATE)
+            conv_rank, conv_suit = self.conv.probabilities(maps[likely])
+            rank[likely] = (1.0 - CONV_SHARE) * rank[likely] + CONV_SHARE * conv_rank
+            suit[likely] = (1.0 - CONV_SHARE) * suit[likely] + CONV_SHARE * conv_suit
         return rank, suit
 
     def save(self, path: Path) -> None:
@@ -411,6 +407,17 @@ _NO_ADDEND = np.empty((0, 0), np.float32)
 def default_model() -> IndexModel:
     """The committed model, loaded once per process."""
     return IndexModel.load()
+
+
+def _calibrated(
+    logits: tuple[NDArray[np.float32], NDArray[np.float32]], rank_temperature: float, suit_temperature: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Rank and suit probabilities from a network's two heads' logits and temperatures."""
+    rank_logits, suit_logits = logits
+    return (
+        softmax(rank_logits.astype(np.float64) / rank_temperature),
+        softmax(suit_logits.astype(np.float64) / suit_temperature),
+    )
 
 
 def softmax(logits: NDArray[np.float64]) -> NDArray[np.float64]:

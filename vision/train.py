@@ -382,7 +382,6 @@ def mined_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
 
 def _generate_chunk(args: tuple[int, int, int, str]) -> SampleSet:
     seed, library_seed, scenes, kind = args
-    cv2.setNumThreads(1)  # the pool already uses every core
     rng = random.Random(seed)
     library = _worker_library(library_seed)
     patches: list[NDArray[np.uint8]] = []
@@ -428,7 +427,8 @@ def generate(seed: int, scenes: int, workers: int, kind: str = "scene", chunk: i
 
 @contextlib.contextmanager
 def _fork_pool(workers: int) -> Iterator[multiprocessing.pool.Pool]:
-    """A pool of forked workers (they inherit the face library and the model being calibrated).
+    """A pool of forked workers (they inherit the face library and the model being calibrated),
+    each running OpenCV on one thread: the pool already uses every core.
 
     OpenCV's own thread pool is stopped in this process first and restarted afterwards: a
     child forked while its threads are parked (after any parallel OpenCV call here, such as a
@@ -437,7 +437,7 @@ def _fork_pool(workers: int) -> Iterator[multiprocessing.pool.Pool]:
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with multiprocessing.get_context("fork").Pool(workers, cv2.setNumThreads, (1,)) as pool:
             yield pool
     finally:
         cv2.setNumThreads(threads)
@@ -685,7 +685,6 @@ def _detections_chunk(args: tuple[int, int, int]) -> list[tuple[float, float, fl
     """(raw confidence, whole, support, size offset, right) for every detection in some
     synthetic photos."""
     seed, library_seed, photos = args
-    cv2.setNumThreads(1)
     if _CALIBRATING is None:
         raise RuntimeError("no model to calibrate")
     library = _worker_library(library_seed)
