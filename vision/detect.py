@@ -658,8 +658,9 @@ INK_DEPTH = 0.75
 dark or saturated red; table texture and shading are not). Thin strokes of a small rank, red
 ones above all, blur to about 0.65 of the paper, so the bar sits above that."""
 
-RANK_TO_SUIT = (0.7, 2.1)
-"""Distance from rank centre to suit centre, in rank-glyph sizes, over every deck rendered."""
+RANK_TO_SUIT = (0.6, 2.1)
+"""Distance from rank centre to suit centre, in rank-glyph sizes, over every deck rendered. The
+low end is a wide serif "A" with its suit tucked just under it (0.65)."""
 
 SUIT_TO_RANK_SIZE = (0.4, 1.25)
 """Size of the suit glyph relative to the rank glyph in an index."""
@@ -693,10 +694,11 @@ the suit under the rank, at most slightly to one side."""
 MAX_GLYPH_PAIRS = 250
 """Upper bound on glyph pairs read per photo (each at every `RANK_SHARE_OF_WIDTH`)."""
 
-JOINED_ELONGATION = (1.6, 4.2)
+JOINED_ELONGATION = (1.6, 5.0)
 """Length over breadth of one ink component that may be a whole index, its rank and suit run
 together (small or blurred print, or a deck that sets them close): about 2-4 over the decks
-rendered, while pips and most court-card print are squatter."""
+rendered, and 4.5 for a narrow "J" touching its suit, while pips and most court-card print are
+squatter."""
 
 JOINED_WIDTHS = (2.5, 3.1, 3.9)
 """Card widths, in lengths of a joined index, to try: the index runs 0.25-0.4 card widths over
