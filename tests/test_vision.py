@@ -669,6 +669,27 @@ def test_a_card_whose_index_lies_where_another_cards_far_end_is_estimated_is_ano
     assert sorted(c.reading.card for c in merge([lone, other])) == ["7S", "AH"]  # type: ignore[misc]
 
 
+def test_a_card_misread_at_one_end_and_misjudged_in_size_at_the_other_is_one_card() -> None:
+    from vision.classify import CardReading
+    from vision.recognise import Candidate, merge, same_card
+
+    def lone(quad: np.ndarray, card: str, confidence: float) -> Candidate:
+        return Candidate(CardReading(card, confidence, 0.99), quad, whole=False, confidence=confidence)
+
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    # A court card read at its top-left corner as a king of clubs, its size taken 1.3 times too
+    # big there (its estimated far index falls 0.4 card widths off the bottom one) ...
+    top_left = lone((quad - quad[0]) * 1.3 + quad[0], "KC", 0.99)
+    # ... and at its bottom-right corner, the small club taken for a spade, this time at the
+    # right size: its estimated far index is where the king of clubs was read.
+    bottom_right = lone(np.roll(quad, -2, axis=0), "KS", 0.8)
+    assert same_card(top_left, bottom_right)
+    assert [c.reading.card for c in merge([top_left, bottom_right])] == ["KC"]
+    # Two readings sharing neither rank nor suit that lie so are two cards (as the ace and the
+    # seven above): a card lying on another, turned the other way.
+    assert not same_card(top_left, lone(np.roll(quad, -2, axis=0), "7S", 0.8))
+
+
 def test_fanned_neighbours_are_not_merged() -> None:
     from vision.recognise import merge, same_card
 

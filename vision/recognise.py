@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.cards import split_code
 from vision.classify import CardReading, IndexModel, IndexReading, default_model, fuse
 from vision.detect import (
     Blob,
@@ -99,6 +100,10 @@ INDEX_MIDDLE = (0.12, 0.24)
 FAR_INDEX = 0.3
 """Slack, in card widths, for the far index a lone corner's card estimate predicts: that
 estimate assumes a poker card and the size read off one corner."""
+
+NEAR_INDEX = 0.1
+"""A lone corner's estimated far index this close to another reading's index (in card widths)
+is taken as that index, when the two cards are mostly one and read alike (see `same_card`)."""
 
 SAME_WAY_COS = 0.8
 """Two index readings are of one index only if turned less than about 37 degrees apart."""
@@ -386,7 +391,11 @@ def same_card(a: Candidate, b: Candidate) -> bool:
     from two lone corners is one card too: each reading's estimated far index, read the other
     way up, is where the other reading is (within the estimate's slack). One estimate landing
     on another card's index is not enough: in a fan, a card's index often lies where the
-    card on top of it would have its far end if it were a little larger.
+    card on top of it would have its far end if it were a little larger. It is enough when it
+    lands right on it (`NEAR_INDEX`), the two estimated cards are mostly one (`SAME_CARD_IOU`)
+    and the two readings share a rank or a suit, as a card's two ends misread one way or the
+    other do (a court card's small club read as a spade at one end); the other estimate may
+    then be far off, as one from a corner read at the wrong size is.
     """
     if a.whole and b.whole and quad_iou(a.quad, b.quad) > SAME_CARD_IOU:
         return True
@@ -402,7 +411,24 @@ def same_card(a: Candidate, b: Candidate) -> bool:
         return True
     # Read at opposite ends: each reading's far index where the other one's index is. (The
     # same ends both read were compared above.)
-    return _same_index(a.ends[0], b.ends[1], width) and _same_index(a.ends[1], b.ends[0], width)
+    if _same_index(a.ends[0], b.ends[1], width) and _same_index(a.ends[1], b.ends[0], width):
+        return True
+    return (
+        _alike_cards(a.reading.card, b.reading.card)
+        and quad_iou(a.quad, b.quad) > SAME_CARD_IOU
+        and any(
+            near.read != far.read
+            and float(np.linalg.norm(near.middle - far.middle)) < NEAR_INDEX * width
+            and _turned_alike(near.across, far.across)
+            for near, far in ((a.ends[0], b.ends[1]), (a.ends[1], b.ends[0]))
+        )
+    )
+
+
+def _alike_cards(a: str, b: str) -> bool:
+    """Whether two card codes share their rank or their suit."""
+    (rank_a, suit_a), (rank_b, suit_b) = split_code(a), split_code(b)
+    return rank_a == rank_b or suit_a == suit_b
 
 
 def _index_corners(candidate: Candidate) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
