@@ -471,14 +471,16 @@ def test_an_index_whose_rank_and_suit_touch_is_proposed_at_its_corner(angle: flo
 
 def _best_frame_error(frames: list[np.ndarray], quad: np.ndarray) -> float:
     """How far the best of `frames` is from the card `quad`: corner distance in card widths,
-    plus one minus the cosine of the turn between them, plus the relative size error. Under
-    0.25 the classifier can read the index in that frame."""
+    plus one minus the cosine of the turn between their tops and between their sides, plus the
+    relative size error. Under 0.25 the classifier can read the index in that frame."""
     width = float(np.linalg.norm(quad[1] - quad[0]))
     top = (quad[1] - quad[0]) / width
+    side = (quad[3] - quad[0]) / float(np.linalg.norm(quad[3] - quad[0]))
     return min(
         (
             float(np.linalg.norm(h[:2, 2] - quad[0])) / width
             + (1.0 - float(h[:2, 0] @ top) / float(np.linalg.norm(h[:2, 0])))
+            + (1.0 - float(h[:2, 1] @ side) / float(np.linalg.norm(h[:2, 1])))
             + abs(float(np.linalg.norm(h[:2, 0])) / width - 1.0)
             for h in frames
         ),
@@ -524,6 +526,43 @@ def test_a_narrow_jack_joined_to_its_suit_is_proposed_at_its_corner(angle: float
     assert 4.2 < elongation < 5.0
     frames = joined_index_homographies(glyphs, edge_orientation(prepare(image).gray))  # type: ignore[arg-type]
     assert _best_frame_error(frames, quad) < 0.25
+
+
+def test_a_fanned_cards_corner_skewed_by_the_card_under_it_is_also_proposed_square() -> None:
+    from vision.detect import card_masks, find_blobs, prepare
+    from vision.recognise import corner_proposals, squared_proposals
+
+    table = np.full((480, 640, 3), 40, np.uint8)
+    quad = np.array([[300.0, 150.0], [480.0, 150.0], [480.0, 402.0], [300.0, 402.0]])
+    cv2.fillPoly(table, [quad.astype(np.int32)], (245, 245, 245))
+    # A card under it sticks out on its left, the two one light blob: the blob's outline leaves
+    # the top card's top-left corner along the lower card's edge, 115 degrees from the top.
+    away = 150.0 * np.array([np.cos(np.radians(115.0)), np.sin(np.radians(115.0))])
+    tip = quad[0] + away
+    under = np.array([quad[0], quad[3], [tip[0] - 60.0, 402.0], [tip[0] - 60.0, tip[1] + 30.0], tip])
+    cv2.fillPoly(table, [under.astype(np.int32)], (245, 245, 245))
+    prepared = prepare(cv2.GaussianBlur(table, (3, 3), 0))
+    corners = corner_proposals(find_blobs(prepared, card_masks(prepared)), [180.0], [])
+    # Traced as it is, the corner's frame is skewed 25 degrees: its side runs along the lower
+    # card, and the classifier would read the index sheared.
+    assert _best_frame_error([p.homography for p in corners], quad) > 1.0 - np.cos(np.radians(20.0))
+    # Squared up on its top side, it is the top card's own frame.
+    assert _best_frame_error([p.homography for p in squared_proposals(corners)], quad) < 0.02
+
+
+def test_only_a_skewed_corner_is_squared_up_on_each_side() -> None:
+    from vision.detect import squared_homographies
+    from vision.geometry import corner_homography
+
+    origin, top = np.array([300.0, 200.0]), np.array([120.0, 0.0])
+
+    def side(degrees: float) -> np.ndarray:
+        return 120.0 * np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))])
+
+    assert squared_homographies(corner_homography(origin, top, side(95.0))) == []
+    kept_top, kept_side = squared_homographies(corner_homography(origin, top, side(115.0)))
+    np.testing.assert_allclose(kept_top, corner_homography(origin, top, side(90.0)), atol=1e-9)
+    np.testing.assert_allclose(kept_side, corner_homography(origin, side(25.0), side(115.0)), atol=1e-9)
 
 
 def test_an_index_touching_a_court_picture_frame_is_still_a_glyph() -> None:

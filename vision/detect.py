@@ -503,6 +503,34 @@ def corner_homographies(
     return homographies
 
 
+SQUARE_SKEW = math.radians(10)
+"""A lone corner whose sides meet further than this from a right angle is also proposed
+squared up (see `squared_homographies`)."""
+
+
+def squared_homographies(homography: NDArray[np.float64]) -> list[NDArray[np.float64]]:
+    """The corner frame `homography`, skewed more than `SQUARE_SKEW`, squared up on each side.
+
+    A lone corner's two sides are a card's top and long side, skewed when the camera is
+    tilted, hence the frame as found. But a fanned card's corner can also be where its own top
+    edge meets the edge of the card under it, sticking out beside it: keeping either side and
+    turning the other to a right angle gives the frame the card has if the side kept is its
+    own. The card width stays; an unskewed frame gives none.
+    """
+    x_axis, y_axis, origin = homography[:2, 0], homography[:2, 1], homography[:2, 2]
+    width, length = float(np.linalg.norm(x_axis)), float(np.linalg.norm(y_axis))
+    if width < 1.0 or length < 1.0:
+        return []
+    if abs(float(x_axis @ y_axis)) / (width * length) <= math.sin(SQUARE_SKEW):
+        return []
+    along_top, down = x_axis / width, y_axis / length
+    # A quarter turn of one side makes the other, right-handed as a card frame is.
+    return [
+        corner_homography(origin, x_axis, np.array([-along_top[1], along_top[0]]) * width),
+        corner_homography(origin, np.array([down[1], -down[0]]) * width, down * width),
+    ]
+
+
 def _seen_corner(key: NDArray[np.float64], seen: NDArray[np.float64]) -> bool:
     """Whether a corner frame (origin x, y, top-side direction x, y, card width) is the same
     place, direction and size as one of `seen`, within tolerance."""

@@ -43,6 +43,7 @@ from vision.detect import (
     paper_regions,
     prepare,
     segment_corner_homographies,
+    squared_homographies,
     unique_quads,
 )
 from vision.geometry import (
@@ -226,11 +227,8 @@ def find_candidates(bgr: NDArray[np.uint8], model: IndexModel) -> list[Candidate
     confident = [c.quad for c in candidates if c.whole and c.reading.confidence >= SURE_OUTLINE]
     widths = [card_width_px(card_homography(quad)) for quad in confident]
     paper = paper_regions(masks)
-    lone = (
-        corner_proposals(blobs, widths, confident)
-        + glyph_proposals(prepared, paper)
-        + segment_proposals(prepared, paper, widths, confident)
-    )
+    edged = corner_proposals(blobs, widths, confident) + segment_proposals(prepared, paper, widths, confident)
+    lone = edged + glyph_proposals(prepared, paper) + squared_proposals(edged)
     return candidates + read_candidates(pyramid, lone, model)
 
 
@@ -275,6 +273,16 @@ def corner_proposals(blobs: list[Blob], widths: list[float], explained: list[Qua
     """Lone corners of blobs not read as one whole card, at the card widths given or guessed."""
     homographies = corner_homographies(blobs, merge_widths(widths), explained)
     return [Proposal(h, None, card_corners_from_frame(h)) for h in homographies]
+
+
+def squared_proposals(proposals: list[Proposal]) -> list[Proposal]:
+    """The skewed ones of `proposals` (lone corners traced along edges) squared up on each side
+    (see `squared_homographies`)."""
+    return [
+        Proposal(h, None, card_corners_from_frame(h))
+        for proposal in proposals
+        for h in squared_homographies(proposal.homography)
+    ]
 
 
 def glyph_proposals(prepared: Prepared, paper: NDArray[np.uint8]) -> list[Proposal]:
