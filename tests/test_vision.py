@@ -26,6 +26,7 @@ from PIL import Image
 from vision import Detection, ImageError, Recognition, recognise
 from vision.cards import CARD_CODES, card_code, split_code
 from vision.classify import NONE_RANK, NONE_SUIT, IndexReading, fuse
+from vision.detect import EdgeOrientation, Glyphs
 from vision.geometry import (
     CARD_ASPECT,
     ROTATE_HALF_TURN,
@@ -453,20 +454,11 @@ def _card_on_table(
 
 @pytest.mark.parametrize("angle", [0.0, 35.0, 180.0, 250.0])
 def test_an_index_whose_rank_and_suit_touch_is_proposed_at_its_corner(angle: float) -> None:
-    from vision.detect import (
-        card_masks,
-        edge_orientation,
-        find_glyphs,
-        joined_index_homographies,
-        paper_regions,
-        prepare,
-    )
+    from vision.detect import joined_index_homographies
 
     image, quad = _card_on_table(angle)
-    prepared = prepare(image)
-    glyphs = find_glyphs(prepared, paper_regions(card_masks(prepared)))
-    frames = joined_index_homographies(glyphs, edge_orientation(prepared.gray))
-    assert _best_frame_error(frames, quad) < 0.25
+    glyphs, edges, _ = _glyphs_near_index(image, quad)
+    assert _best_frame_error(joined_index_homographies(glyphs, edges), quad) < 0.25
 
 
 def _best_frame_error(frames: list[np.ndarray], quad: np.ndarray) -> float:
@@ -488,44 +480,44 @@ def _best_frame_error(frames: list[np.ndarray], quad: np.ndarray) -> float:
     )
 
 
-def _glyphs_near_index(image: np.ndarray, quad: np.ndarray) -> tuple[object, np.ndarray]:
-    """The glyphs `find_glyphs` sees in `image`, and a mask of those on the card's top-left index."""
-    from vision.detect import card_masks, find_glyphs, paper_regions, prepare
+def _glyphs_near_index(image: np.ndarray, quad: np.ndarray) -> tuple[Glyphs, EdgeOrientation, np.ndarray]:
+    """The glyphs `find_glyphs` sees in `image`, the photo's edge directions, and a mask of the
+    glyphs on the card's top-left index."""
+    from vision.detect import card_masks, edge_orientation, find_glyphs, paper_regions, prepare
 
     prepared = prepare(image)
     glyphs = find_glyphs(prepared, paper_regions(card_masks(prepared)))
     width = float(np.linalg.norm(quad[1] - quad[0]))
     index_middle = quad[0] + (quad[1] - quad[0]) * 0.12 + (quad[3] - quad[0]) * 0.2
-    return glyphs, np.linalg.norm(glyphs.centres - index_middle, axis=1) < 0.3 * width
+    near = np.linalg.norm(glyphs.centres - index_middle, axis=1) < 0.3 * width
+    return glyphs, edge_orientation(prepared.gray), near
 
 
 @pytest.mark.parametrize("angle", [0.0, 35.0, 180.0, 250.0])
 def test_an_ace_with_its_suit_tucked_under_it_is_proposed_at_its_corner(angle: float) -> None:
-    from vision.detect import edge_orientation, pair_homographies, prepare
+    from vision.detect import pair_homographies
 
     image, quad = _card_on_table(angle, _wide_ace_over_heart)
-    glyphs, near = _glyphs_near_index(image, quad)
+    glyphs, edges, near = _glyphs_near_index(image, quad)
     # Two glyphs, the heart's middle closer to the A's than 0.7 of the A's size (its width).
     assert near.sum() == 2
-    (rank, suit) = np.argsort(-glyphs.sizes[near])  # type: ignore[attr-defined]
-    centres, sizes = glyphs.centres[near], glyphs.sizes[near]  # type: ignore[attr-defined]
+    (rank, suit) = np.argsort(-glyphs.sizes[near])
+    centres, sizes = glyphs.centres[near], glyphs.sizes[near]
     assert float(np.linalg.norm(centres[rank] - centres[suit])) / float(sizes[rank]) < 0.7
-    frames = pair_homographies(glyphs, edge_orientation(prepare(image).gray))  # type: ignore[arg-type]
-    assert _best_frame_error(frames, quad) < 0.25
+    assert _best_frame_error(pair_homographies(glyphs, edges), quad) < 0.25
 
 
 @pytest.mark.parametrize("angle", [0.0, 180.0, 250.0])
 def test_a_narrow_jack_joined_to_its_suit_is_proposed_at_its_corner(angle: float) -> None:
-    from vision.detect import edge_orientation, joined_index_homographies, prepare
+    from vision.detect import joined_index_homographies
 
     image, quad = _card_on_table(angle, _narrow_jack_touching_heart)
-    glyphs, near = _glyphs_near_index(image, quad)
+    glyphs, edges, near = _glyphs_near_index(image, quad)
     # One blob, longer than an index of a typical deck for its breadth (over 4.2 times).
     assert near.sum() == 1
-    elongation = glyphs.lengths[near][0] / glyphs.breadths[near][0]  # type: ignore[attr-defined]
+    elongation = glyphs.lengths[near][0] / glyphs.breadths[near][0]
     assert 4.2 < elongation < 5.0
-    frames = joined_index_homographies(glyphs, edge_orientation(prepare(image).gray))  # type: ignore[arg-type]
-    assert _best_frame_error(frames, quad) < 0.25
+    assert _best_frame_error(joined_index_homographies(glyphs, edges), quad) < 0.25
 
 
 def test_a_fanned_cards_corner_skewed_by_the_card_under_it_is_also_proposed_square() -> None:
