@@ -721,6 +721,28 @@ def test_a_card_misread_at_one_end_and_misjudged_in_size_at_the_other_is_one_car
     assert not same_card(top_left, lone(np.roll(quad, -2, axis=0), "7S", 0.8))
 
 
+def test_a_card_misread_at_one_end_is_one_card_even_when_neither_estimate_is_exact() -> None:
+    from vision.classify import CardReading
+    from vision.recognise import Candidate, merge, same_card
+
+    def lone(quad: np.ndarray, card: str, confidence: float) -> Candidate:
+        return Candidate(CardReading(card, confidence, 0.99), quad, whole=False, confidence=confidence)
+
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    # As above, a king of clubs read 1.3 times too big at its top-left corner ...
+    top_left = lone((quad - quad[0]) * 1.3 + quad[0], "KC", 0.99)
+    # ... and as a king of spades at its bottom-right corner, found a fifth of a card width off
+    # (a small card's corner is a few pixels across): its estimated far index lies 0.2 card
+    # widths from where the king of clubs was read, within the slack of any estimate
+    # (`FAR_INDEX`), and the two estimated cards still mostly overlap.
+    bottom_right = lone(np.roll(quad, -2, axis=0) + np.array([20.0, -4.0]), "KS", 0.8)
+    assert same_card(top_left, bottom_right)
+    assert [c.reading.card for c in merge([top_left, bottom_right])] == ["KC"]
+    # A third of a card width off, no estimate is that wrong: another card.
+    apart = lone(np.roll(quad, -2, axis=0) + np.array([36.0, 0.0]), "KS", 0.8)
+    assert not same_card(top_left, apart)
+
+
 def test_fanned_neighbours_are_not_merged() -> None:
     from vision.recognise import merge, same_card
 

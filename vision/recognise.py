@@ -102,10 +102,6 @@ FAR_INDEX = 0.3
 """Slack, in card widths, for the far index a lone corner's card estimate predicts: that
 estimate assumes a poker card and the size read off one corner."""
 
-NEAR_INDEX = 0.1
-"""A lone corner's estimated far index this close to another reading's index (in card widths)
-is taken as that index, when the two cards are mostly one and read alike (see `same_card`)."""
-
 SAME_WAY_COS = 0.8
 """Two index readings are of one index only if turned less than about 37 degrees apart."""
 
@@ -399,11 +395,11 @@ def same_card(a: Candidate, b: Candidate) -> bool:
     from two lone corners is one card too: each reading's estimated far index, read the other
     way up, is where the other reading is (within the estimate's slack). One estimate landing
     on another card's index is not enough: in a fan, a card's index often lies where the
-    card on top of it would have its far end if it were a little larger. It is enough when it
-    lands right on it (`NEAR_INDEX`), the two estimated cards are mostly one (`SAME_CARD_IOU`)
-    and the two readings share a rank or a suit, as a card's two ends misread one way or the
-    other do (a court card's small club read as a spade at one end); the other estimate may
-    then be far off, as one from a corner read at the wrong size is.
+    card on top of it would have its far end if it were a little larger. It is enough when,
+    besides, the two estimated cards are mostly one (`SAME_CARD_IOU`) and the two readings
+    share a rank or a suit, as a card's two ends misread one way or the other do (a court
+    card's small club read as a spade at one end); the other estimate may then be far off, as
+    one from a corner read at the wrong size is.
     """
     if a.whole and b.whole and quad_iou(a.quad, b.quad) > SAME_CARD_IOU:
         return True
@@ -425,9 +421,7 @@ def same_card(a: Candidate, b: Candidate) -> bool:
         _alike_cards(a.reading.card, b.reading.card)
         and quad_iou(a.quad, b.quad) > SAME_CARD_IOU
         and any(
-            near.read != far.read
-            and float(np.linalg.norm(near.middle - far.middle)) < NEAR_INDEX * width
-            and _turned_alike(near.across, far.across)
+            near.read != far.read and _same_index(near, far, width)
             for near, far in ((a.ends[0], b.ends[1]), (a.ends[1], b.ends[0]))
         )
     )
