@@ -579,6 +579,26 @@ def test_an_index_touching_a_court_picture_frame_is_still_a_glyph() -> None:
     assert 15 <= float(glyphs.sizes[rank][0]) <= 35
 
 
+def test_a_thick_rank_running_into_its_cards_edge_on_a_dark_table_is_still_a_glyph() -> None:
+    from vision.detect import find_glyphs, prepare
+
+    # A white card on a dark table, and a "7" drawn 7 px thick whose bar runs into the card's
+    # left edge: in the ink mask the rank joins the table through a junction as thick as its
+    # stroke, so eroded to find the broad table it survives, still joined, and would be cut
+    # out with the table.
+    table = np.full((480, 640, 3), 40, np.uint8)
+    cv2.rectangle(table, (230, 110), (410, 362), (250, 250, 250), -1)
+    cv2.line(table, (234, 125), (262, 125), (40, 40, 40), 7)
+    cv2.line(table, (262, 125), (250, 165), (40, 40, 40), 7)
+    prepared = prepare(cv2.GaussianBlur(table, (3, 3), 0))
+    # All of the photo may be card (as where cards crowd together, see `paper_regions`).
+    glyphs = find_glyphs(prepared, np.full(prepared.gray.shape, 255, np.uint8))
+    # The "7" (its ink spans about x 230-266, y 121-169) is a glyph of its own size.
+    rank = np.linalg.norm(glyphs.centres - np.array([253.0, 139.0]), axis=1) < 6
+    assert rank.sum() == 1
+    assert 40 <= float(glyphs.sizes[rank][0]) <= 55
+
+
 def test_a_card_lying_on_another_is_proposed_where_its_edges_meet() -> None:
     from vision.detect import card_masks, paper_regions, prepare, segment_corner_homographies
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import cast
 
 import cv2
@@ -671,7 +671,20 @@ INK_RED = 45
 
 FRAME_LINE_SHARE = 0.04
 """Straight thin strokes at least this share of the photo's long side long are frame lines
-around court-card pictures, not print of an index (see `_cut_long_lines`)."""
+around court-card pictures, not print of an index (see `_long_lines`)."""
+
+TABLE_CORE_RADII = (2, 3)
+"""Erosion radii, in pixels, that find dark table (`_dark_table`): strokes up to about twice
+as wide vanish. The first finds narrow table between cards too; the second leaves a thicker
+rank alone (see `find_glyphs`)."""
+
+TABLE_MARGIN = 2
+"""Pixels of margin cut around the dark table found."""
+
+FREED_PAPER_BRIGHTNESS = 0.8
+"""The paper around a glyph that only the coarser table cut sets free must be at least this
+share of the photo's brightest grey: card stock. On a textured table that cut also frees the
+table's own narrow dark streaks, which lie on lighter table, not on card stock."""
 
 PAPER_WINDOW = 0.04
 """Neighbourhood, as a share of the photo's long side, whose brightest grey is taken as the
@@ -753,6 +766,10 @@ class Glyphs:
     breadths: NDArray[np.float64]
     """Extent along and across the long axis, in pixels (of a bar with the same moments)."""
 
+    def moved(self, offset: NDArray[np.float64]) -> Glyphs:
+        """The same glyphs, found in a crop whose corner is `offset` in the photo."""
+        return replace(self, centres=self.centres + offset)
+
 
 def paper_regions(masks: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
     """Where cards may be: card-sized regions of the masks with every hole filled."""
@@ -765,18 +782,82 @@ def paper_regions(masks: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
 
 
 def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
-    """Dark or red ink blobs lying on light paper inside `paper_mask` (255 = maybe card)."""
+    """Dark or red ink blobs lying on light paper inside `paper_mask` (255 = maybe card).
+
+    Dark table is cut out of the ink first (`_dark_table`), so that an index touching its
+    card's edge stands alone. A thick rank touching the edge, or touching a picture frame that
+    touches it, can be taken for table with it and vanish; the blobs a coarser cut sets free
+    are looked at again, and those that are glyphs the first look missed are added.
+    """
     h, w = prepared.gray.shape
     max_px = GLYPH_MAX_SHARE * max(h, w)
+    line_px = FRAME_LINE_SHARE * max(h, w)
     gray = prepared.gray
     window = _odd(PAPER_WINDOW * max(h, w))
-    paper = cv2.dilate(gray, cv2.getStructuringElement(cv2.MORPH_RECT, (window, window)))
+    square = cv2.getStructuringElement(cv2.MORPH_RECT, (window, window))
+    paper = np.asarray(cv2.dilate(gray, square), np.uint8)
+    brightest = float(np.percentile(gray[::4, ::4], 98))
     dark = (gray.astype(np.float32) < INK_CONTRAST * paper.astype(np.float32)).astype(np.uint8)
     bgr = prepared.bgr.astype(np.int16)
     red = (bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])) > INK_RED
-    ink = (((dark > 0) | red) & (paper_mask > 0) & (_dark_table(dark, max_px) == 0)).astype(np.uint8)
-    ink = _cut_long_lines(ink, FRAME_LINE_SHARE * max(h, w))
-    _, found, stats, middles = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    on_paper = ((dark > 0) | red) & (paper_mask > 0)
+    table, broad_table = _dark_table(dark, max_px)
+    first = _ink_glyphs(on_paper & (table == 0), gray, paper, max_px, line_px, PAPER_BRIGHTNESS * brightest)
+    freed = (on_paper & (table > 0) & (broad_table == 0)).astype(np.uint8)
+    if not freed.any():
+        return first
+    # Only blobs that a freed pixel belongs to are looked at again: around those pixels, as
+    # far as a glyph reaches.
+    x, y, box_w, box_h = cv2.boundingRect(freed)
+    reach = math.ceil(max_px)
+    x0, y0 = max(x - reach, 0), max(y - reach, 0)
+    x1, y1 = min(x + box_w + reach, w), min(y + box_h + reach, h)
+    around = np.s_[y0:y1, x0:x1]
+    left = (on_paper[around] & (broad_table[around] == 0)).astype(np.uint8)
+    _, labels = cv2.connectedComponents(left, connectivity=8)
+    touched = np.zeros(int(labels.max()) + 1, np.bool_)
+    touched[labels[freed[around] > 0]] = True
+    touched[0] = False
+    again = _ink_glyphs(
+        touched[labels], gray[around], paper[around], max_px, line_px, FREED_PAPER_BRIGHTNESS * brightest
+    )
+    more = again.moved(np.array([x0, y0], np.float64))
+    new = ~_found_before(more, first)
+    return Glyphs(
+        centres=np.concatenate([first.centres, more.centres[new]]),
+        sizes=np.concatenate([first.sizes, more.sizes[new]]),
+        axes=np.concatenate([first.axes, more.axes[new]]),
+        lengths=np.concatenate([first.lengths, more.lengths[new]]),
+        breadths=np.concatenate([first.breadths, more.breadths[new]]),
+    )
+
+
+def _found_before(these: Glyphs, found: Glyphs) -> NDArray[np.bool_]:
+    """Which of `these` glyphs are one of `found` again: the same centre and size (each within
+    a tenth of the size)."""
+    if not (len(these.sizes) and len(found.sizes)):
+        return np.zeros(len(these.sizes), np.bool_)
+    offsets = these.centres[:, None, :] - found.centres[None, :, :]
+    sizes = these.sizes[:, None]
+    apart = np.hypot(offsets[..., 0], offsets[..., 1])
+    alike = (apart <= 0.1 * sizes) & (np.abs(found.sizes[None, :] - sizes) <= 0.1 * sizes)
+    return np.asarray(alike.any(axis=1), np.bool_)
+
+
+def _ink_glyphs(
+    ink: NDArray[np.bool_],
+    gray: NDArray[np.uint8],
+    paper: NDArray[np.uint8],
+    max_px: float,
+    line_px: float,
+    min_paper: float,
+) -> Glyphs:
+    """The components of `ink`, long thin lines cut away (`_long_lines`), that are shaped like
+    glyphs and are crisp ink on paper at least `min_paper` bright."""
+    h, w = gray.shape
+    mask = ink.astype(np.uint8)
+    mask = _erase(mask, _long_lines(mask, line_px))
+    count, found, stats, middles = cv2.connectedComponentsWithStats(mask, connectivity=8)
     labels = np.asarray(found, np.int32)
     centres = np.asarray(middles, np.float64)
     widths = stats[1:, cv2.CC_STAT_WIDTH].astype(np.float64)
@@ -784,17 +865,19 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
     areas = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
     sizes = np.maximum(widths, heights)
     fill = areas / np.maximum(widths * heights, 1.0)
+    ys, xs = np.nonzero(labels)
+    which = labels[ys, xs]
     # Print on a card is crisp ink on bright paper; texture on a table is neither.
-    ink_sum = np.bincount(labels.ravel(), weights=gray.ravel(), minlength=len(stats))[1:]
+    ink_sum = np.bincount(which, weights=gray[ys, xs], minlength=count)[1:]
     ink_level = ink_sum / np.maximum(areas, 1.0)
     cx = np.clip(np.round(centres[1:, 0]).astype(int), 0, w - 1)
     cy = np.clip(np.round(centres[1:, 1]).astype(int), 0, h - 1)
     paper_level = paper[cy, cx].astype(np.float64)
-    bright = paper_level >= PAPER_BRIGHTNESS * float(np.percentile(gray[::4, ::4], 98))
+    bright = paper_level >= min_paper
     crisp = ink_level <= INK_DEPTH * paper_level
     shaped = (sizes >= GLYPH_MIN_PX) & (sizes <= max_px) & (fill > 0.12) & (fill < 0.97)
     keep = shaped & bright & crisp
-    axes, lengths, breadths = _principal_axes(labels, len(stats), centres)
+    axes, lengths, breadths = _principal_axes(ys, xs, which, count, centres)
     return Glyphs(
         centres=centres[1:][keep],
         sizes=sizes[keep],
@@ -804,8 +887,8 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
     )
 
 
-def _cut_long_lines(ink: NDArray[np.uint8], min_length: float) -> NDArray[np.uint8]:
-    """`ink` with its long, thin straight strokes erased.
+def _long_lines(ink: NDArray[np.uint8], min_length: float) -> NDArray[np.int32]:
+    """Long, thin straight strokes of `ink`, as (n, 4) segments x1, y1, x2, y2.
 
     On many court cards the index touches the thin line framing the picture; joined to it the
     rank is one big component and no longer a glyph. Glyph strokes are short or curved, so
@@ -816,24 +899,29 @@ def _cut_long_lines(ink: NDArray[np.uint8], min_length: float) -> NDArray[np.uin
     thin = cv2.subtract(ink, cv2.morphologyEx(ink, cv2.MORPH_OPEN, square))
     length = max(int(min_length), 8)
     lines = cv2.HoughLinesP(thin, 1, math.pi / 360, threshold=length // 2, minLineLength=length, maxLineGap=2)
-    if lines is None:
-        return ink
-    cut = ink.copy()
-    for x1, y1, x2, y2 in lines[:, 0]:
-        cv2.line(cut, (int(x1), int(y1)), (int(x2), int(y2)), 0, 5)
-    return cut
+    return np.zeros((0, 4), np.int32) if lines is None else np.asarray(lines[:, 0], np.int32)
+
+
+def _erase(ink: NDArray[np.uint8], lines: NDArray[np.int32]) -> NDArray[np.uint8]:
+    """`ink` with `lines` (see `_long_lines`) erased."""
+    for x1, y1, x2, y2 in lines:
+        cv2.line(ink, (int(x1), int(y1)), (int(x2), int(y2)), 0, 5)
+    return ink
 
 
 def _principal_axes(
-    labels: NDArray[np.int32], count: int, centres: NDArray[np.float64]
+    ys: NDArray[np.intp],
+    xs: NDArray[np.intp],
+    which: NDArray[np.int32],
+    count: int,
+    centres: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Long-axis unit vector, length and breadth of every labelled component.
+    """Long-axis unit vector, length and breadth of every labelled component, from its pixels
+    (`ys`, `xs`, labelled `which`).
 
     A uniform bar of length L has variance L**2 / 12 along itself, so sqrt(12 * eigenvalue)
     gives the extent of the bar with the same second moments.
     """
-    ys, xs = np.nonzero(labels)
-    which = labels[ys, xs]
     dx = xs - centres[which, 0]
     dy = ys - centres[which, 1]
     areas = np.maximum(np.bincount(which, minlength=count).astype(np.float64), 1.0)
@@ -848,20 +936,37 @@ def _principal_axes(
     return axes, np.sqrt(12 * major), np.sqrt(12 * minor)
 
 
-def _dark_table(dark: NDArray[np.uint8], max_px: float) -> NDArray[np.uint8]:
-    """Dark regions too big to be print, grown by a few pixels.
+def _dark_table(dark: NDArray[np.uint8], max_px: float) -> tuple[NDArray[np.uint8], NDArray[np.uint8]]:
+    """Dark regions too big to be print, grown by a few pixels: as found at the finest scale,
+    and without the parts of those no wider than a thick stroke.
 
     A small card's index can touch its edge; on a dark table the glyph then joins the table
     in the ink mask. Thin strokes do not survive an erosion, broad table does, so the table
-    found that way (and a margin) is cut out and the glyph stands alone again.
+    found that way (and a margin) is cut out and the glyph stands alone again. A thick rank
+    can survive the erosion, and so be taken for table when it touches the card's edge; eroded
+    again, the table keeps only its broad parts.
     """
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    core = cv2.erode(dark, kernel)
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+    fine, coarse = TABLE_CORE_RADII
+    table = _big_parts(np.asarray(cv2.erode(dark, _disc(fine)), np.uint8), max_px)
+    broad = _big_parts(np.asarray(cv2.erode(table, _disc(coarse - fine)), np.uint8), max_px)
+    return (
+        np.asarray(cv2.dilate(table, _disc(fine + TABLE_MARGIN)), np.uint8),
+        np.asarray(cv2.dilate(broad, _disc(coarse + TABLE_MARGIN)), np.uint8),
+    )
+
+
+def _big_parts(mask: NDArray[np.uint8], max_px: float) -> NDArray[np.uint8]:
+    """The components of `mask` too big to be print (wider or taller than `max_px`)."""
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     big = (stats[:, cv2.CC_STAT_WIDTH] > max_px) | (stats[:, cv2.CC_STAT_HEIGHT] > max_px)
     big[0] = False
-    table = big[labels].astype(np.uint8)
-    return np.asarray(cv2.dilate(table, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))), np.uint8)
+    return np.asarray(big[labels], np.uint8)
+
+
+def _disc(radius: int) -> NDArray[np.uint8]:
+    """An elliptical structuring element `radius` pixels around its centre."""
+    side = 2 * radius + 1
+    return np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)), np.uint8)
 
 
 @dataclass(frozen=True)
