@@ -681,7 +681,7 @@ rank alone (see `find_glyphs`)."""
 TABLE_MARGIN = 2
 """Pixels of margin cut around the dark table found."""
 
-FREED_PAPER_BRIGHTNESS = 0.8
+FREED_PAPER_BRIGHTNESS = 0.9
 """The paper around a glyph that only the coarser table cut sets free must be at least this
 share of the photo's brightest grey: card stock. On a textured table that cut also frees the
 table's own narrow dark streaks, which lie on lighter table, not on card stock."""
