@@ -36,6 +36,7 @@ from vision.geometry import (
     read_patch,
 )
 from vision.io import MAX_PIXELS, WORKING_LONG_SIDE_PX, decode_bytes, load_image
+from vision.recognise import Candidate
 from vision.synth import render_blank_table, render_show
 
 REPO = Path(__file__).resolve().parents[1]
@@ -666,11 +667,11 @@ def test_a_blank_noisy_table_gives_no_broken_outlines() -> None:
     assert broken_outline_blobs(prepare(image)) == []
 
 
-def _candidate(quad: np.ndarray, card: str, whole: bool = False) -> object:
+def _candidate(quad: np.ndarray, card: str, whole: bool = False, confidence: float = 0.9) -> Candidate:
     from vision.classify import CardReading
-    from vision.recognise import Candidate
 
-    return Candidate(CardReading(card, 0.9, 0.99), quad.astype(np.float64), whole=whole, confidence=0.9)
+    reading = CardReading(card, confidence, 0.99)
+    return Candidate(reading, quad.astype(np.float64), whole=whole, confidence=confidence)
 
 
 def test_a_reading_far_from_the_photos_card_size_is_trusted_less() -> None:
@@ -687,7 +688,7 @@ def test_a_reading_far_from_the_photos_card_size_is_trusted_less() -> None:
     same = _candidate(quad + np.array([0.0, 300.0]), "5C")
     near = _candidate((quad - quad[0]) * 1.3 + np.array([300.0, 300.0]), "6C")
     paper = _candidate((quad - quad[0]) * 2.5 + np.array([600.0, 300.0]), "7C")
-    got = {c.reading.card: c for c in calibrate([*outlines, same, near, paper], default_model())}  # type: ignore[list-item]
+    got = {c.reading.card: c for c in calibrate([*outlines, same, near, paper], default_model())}
     assert got["5C"].size_offset == got["6C"].size_offset == 0.0 < got["7C"].size_offset
     assert got["5C"].confidence == got["6C"].confidence
     assert got["7C"].confidence < got["5C"].confidence - 0.3
@@ -701,8 +702,8 @@ def test_a_card_read_at_both_ends_from_lone_corners_is_one_card() -> None:
     # The same card read upside down from its bottom-right corner (a lone corner's estimate of
     # the card is a little off), and misread there: still one card, reported once.
     bottom_right = _candidate(np.roll(quad, -2, axis=0) + np.array([8.0, -10.0]), "9D")
-    assert same_card(top_left, bottom_right)  # type: ignore[arg-type]
-    assert [c.reading.card for c in merge([top_left, bottom_right])] == ["6D"]  # type: ignore[list-item]
+    assert same_card(top_left, bottom_right)
+    assert [c.reading.card for c in merge([top_left, bottom_right])] == ["6D"]
 
 
 def test_a_card_whose_index_lies_where_another_cards_far_end_is_estimated_is_another_card() -> None:
@@ -716,50 +717,42 @@ def test_a_card_whose_index_lies_where_another_cards_far_end_is_estimated_is_ano
     # first card's far index; its own far end is nowhere near the first card's index, so the
     # two readings cannot be one card seen at both ends.
     other = _candidate(np.array([[200.0, 240.0], [70.0, 240.0], [70.0, 58.0], [200.0, 58.0]]), "7S")
-    assert not same_card(lone, other)  # type: ignore[arg-type]
-    assert sorted(c.reading.card for c in merge([lone, other])) == ["7S", "AH"]  # type: ignore[misc]
+    assert not same_card(lone, other)
+    assert sorted(c.reading.card for c in merge([lone, other])) == ["7S", "AH"]
 
 
 def test_a_card_misread_at_one_end_and_misjudged_in_size_at_the_other_is_one_card() -> None:
-    from vision.classify import CardReading
-    from vision.recognise import Candidate, merge, same_card
-
-    def lone(quad: np.ndarray, card: str, confidence: float) -> Candidate:
-        return Candidate(CardReading(card, confidence, 0.99), quad, whole=False, confidence=confidence)
+    from vision.recognise import merge, same_card
 
     quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
     # A court card read at its top-left corner as a king of clubs, its size taken 1.3 times too
     # big there (its estimated far index falls 0.4 card widths off the bottom one) ...
-    top_left = lone((quad - quad[0]) * 1.3 + quad[0], "KC", 0.99)
+    top_left = _candidate((quad - quad[0]) * 1.3 + quad[0], "KC", confidence=0.99)
     # ... and at its bottom-right corner, the small club taken for a spade, this time at the
     # right size: its estimated far index is where the king of clubs was read.
-    bottom_right = lone(np.roll(quad, -2, axis=0), "KS", 0.8)
+    bottom_right = _candidate(np.roll(quad, -2, axis=0), "KS", confidence=0.8)
     assert same_card(top_left, bottom_right)
     assert [c.reading.card for c in merge([top_left, bottom_right])] == ["KC"]
     # Two readings sharing neither rank nor suit that lie so are two cards (as the ace and the
     # seven above): a card lying on another, turned the other way.
-    assert not same_card(top_left, lone(np.roll(quad, -2, axis=0), "7S", 0.8))
+    assert not same_card(top_left, _candidate(np.roll(quad, -2, axis=0), "7S", confidence=0.8))
 
 
 def test_a_card_misread_at_one_end_is_one_card_even_when_neither_estimate_is_exact() -> None:
-    from vision.classify import CardReading
-    from vision.recognise import Candidate, merge, same_card
-
-    def lone(quad: np.ndarray, card: str, confidence: float) -> Candidate:
-        return Candidate(CardReading(card, confidence, 0.99), quad, whole=False, confidence=confidence)
+    from vision.recognise import merge, same_card
 
     quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
     # As above, a king of clubs read 1.3 times too big at its top-left corner ...
-    top_left = lone((quad - quad[0]) * 1.3 + quad[0], "KC", 0.99)
+    top_left = _candidate((quad - quad[0]) * 1.3 + quad[0], "KC", confidence=0.99)
     # ... and as a king of spades at its bottom-right corner, found a fifth of a card width off
     # (a small card's corner is a few pixels across): its estimated far index lies 0.2 card
     # widths from where the king of clubs was read, within the slack of any estimate
     # (`FAR_INDEX`), and the two estimated cards still mostly overlap.
-    bottom_right = lone(np.roll(quad, -2, axis=0) + np.array([20.0, -4.0]), "KS", 0.8)
+    bottom_right = _candidate(np.roll(quad, -2, axis=0) + np.array([20.0, -4.0]), "KS", confidence=0.8)
     assert same_card(top_left, bottom_right)
     assert [c.reading.card for c in merge([top_left, bottom_right])] == ["KC"]
     # A third of a card width off, no estimate is that wrong: another card.
-    apart = lone(np.roll(quad, -2, axis=0) + np.array([36.0, 0.0]), "KS", 0.8)
+    apart = _candidate(np.roll(quad, -2, axis=0) + np.array([36.0, 0.0]), "KS", confidence=0.8)
     assert not same_card(top_left, apart)
 
 
@@ -773,9 +766,9 @@ def test_fanned_neighbours_are_not_merged() -> None:
     # first card's far index is: not the same card either.
     below = np.roll(quad + np.array([0.0, 200.0]), -2, axis=0)
     cards = [_candidate(quad, "7S"), _candidate(neighbour, "8S"), _candidate(below, "9S")]
-    assert not same_card(cards[0], cards[1])  # type: ignore[arg-type]
-    assert not same_card(cards[0], cards[2])  # type: ignore[arg-type]
-    assert sorted(c.reading.card for c in merge(cards)) == ["7S", "8S", "9S"]  # type: ignore[misc]
+    assert not same_card(cards[0], cards[1])
+    assert not same_card(cards[0], cards[2])
+    assert sorted(c.reading.card for c in merge(cards)) == ["7S", "8S", "9S"]
 
 
 @pytest.mark.parametrize("turn_degrees", [90.0, 180.0])
@@ -788,8 +781,8 @@ def test_cards_touching_corner_to_corner_are_two_cards(turn_degrees: float) -> N
     quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
     touching = (quad - quad[0]) @ _turn(turn_degrees).T + quad[0] + np.array([-6.0, 5.0])
     cards = [_candidate(quad, "3D", whole=True), _candidate(touching, "5D")]
-    assert not same_card(cards[0], cards[1])  # type: ignore[arg-type]
-    assert sorted(c.reading.card for c in merge(cards)) == ["3D", "5D"]  # type: ignore[misc]
+    assert not same_card(cards[0], cards[1])
+    assert sorted(c.reading.card for c in merge(cards)) == ["3D", "5D"]
 
 
 # Recognition -------------------------------------------------------------------------------

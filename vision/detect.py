@@ -29,14 +29,22 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import cast
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.geometry import CARD_ASPECT, Quad, corner_homography, order_quad, quad_area, quad_iou
+from vision.geometry import (
+    CARD_ASPECT,
+    Quad,
+    corner_homography,
+    order_quad,
+    quad_area,
+    quad_iou,
+    quarter_turn,
+)
 
 MIN_CARD_WIDTH_PX = 28
 """Narrowest card, in working-image pixels, whose index can still be read: its rank glyph is
@@ -331,7 +339,7 @@ def _refine_sides(points: NDArray[np.float64], corners: NDArray[np.float64]) -> 
         if length < 4:
             return None
         unit = direction / length
-        normal = np.array([-unit[1], unit[0]])
+        normal = quarter_turn(unit)
         rel = points - a
         along = rel @ unit
         across = rel @ normal
@@ -526,8 +534,8 @@ def squared_homographies(homography: NDArray[np.float64]) -> list[NDArray[np.flo
     along_top, down = x_axis / width, y_axis / length
     # A quarter turn of one side makes the other, right-handed as a card frame is.
     return [
-        corner_homography(origin, x_axis, np.array([-along_top[1], along_top[0]]) * width),
-        corner_homography(origin, np.array([down[1], -down[0]]) * width, down * width),
+        corner_homography(origin, x_axis, quarter_turn(along_top) * width),
+        corner_homography(origin, -quarter_turn(down) * width, down * width),
     ]
 
 
@@ -771,6 +779,15 @@ class Glyphs:
         """The same glyphs, found in a crop whose corner is `offset` in the photo."""
         return replace(self, centres=self.centres + offset)
 
+    def where(self, which: NDArray[np.bool_]) -> Glyphs:
+        """The glyphs that `which` picks."""
+        return Glyphs(*(getattr(self, f.name)[which] for f in fields(Glyphs)))
+
+    def plus(self, other: Glyphs) -> Glyphs:
+        """These glyphs, then `other`'s."""
+        names = [f.name for f in fields(Glyphs)]
+        return Glyphs(*(np.concatenate([getattr(self, name), getattr(other, name)]) for name in names))
+
 
 def paper_regions(masks: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
     """Where cards may be: card-sized regions of the masks with every hole filled."""
@@ -823,14 +840,7 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
         touched[labels], gray[around], paper[around], max_px, line_px, FREED_PAPER_BRIGHTNESS * brightest
     )
     more = again.moved(np.array([x0, y0], np.float64))
-    new = ~_found_before(more, first)
-    return Glyphs(
-        centres=np.concatenate([first.centres, more.centres[new]]),
-        sizes=np.concatenate([first.sizes, more.sizes[new]]),
-        axes=np.concatenate([first.axes, more.axes[new]]),
-        lengths=np.concatenate([first.lengths, more.lengths[new]]),
-        breadths=np.concatenate([first.breadths, more.breadths[new]]),
-    )
+    return first.plus(more.where(~_found_before(more, first)))
 
 
 def _found_before(these: Glyphs, found: Glyphs) -> NDArray[np.bool_]:
@@ -879,13 +889,7 @@ def _ink_glyphs(
     shaped = (sizes >= GLYPH_MIN_PX) & (sizes <= max_px) & (fill > 0.12) & (fill < 0.97)
     keep = shaped & bright & crisp
     axes, lengths, breadths = _principal_axes(ys, xs, which, count, centres)
-    return Glyphs(
-        centres=centres[1:][keep],
-        sizes=sizes[keep],
-        axes=axes[1:][keep],
-        lengths=lengths[1:][keep],
-        breadths=breadths[1:][keep],
-    )
+    return Glyphs(centres[1:], sizes, axes[1:], lengths[1:], breadths[1:]).where(keep)
 
 
 def _long_lines(ink: NDArray[np.uint8], min_length: float) -> NDArray[np.int32]:
@@ -1120,7 +1124,7 @@ def _index_frames(
     homographies = []
     for direction in directions:
         down = np.array([math.cos(direction), math.sin(direction)])
-        across = np.array([down[1], -down[0]])  # right-handed: across x down > 0 on screen
+        across = -quarter_turn(down)  # right-handed: across x down > 0 on screen
         for width in widths or [rank_size / share for share in RANK_SHARE_OF_WIDTH]:
             origin = centre - RANK_CENTRE[0] * width * across - RANK_CENTRE[1] * width * down
             homographies.append(corner_homography(origin, across * width, down * width))

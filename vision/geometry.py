@@ -77,6 +77,12 @@ def corner_homography(
     )
 
 
+def quarter_turn(vector: NDArray[np.float64]) -> NDArray[np.float64]:
+    """`vector` turned a quarter turn clockwise on screen (y down): a card frame's top side
+    turned into its long side, which is how a right-handed card frame has them."""
+    return np.array([-vector[1], vector[0]], dtype=np.float64)
+
+
 ROTATE_HALF_TURN = np.array([[-1.0, 0.0, 1.0], [0.0, -1.0, CARD_ASPECT], [0.0, 0.0, 1.0]])
 """Card-to-card map turning the card half a turn, so the bottom-right index reads as top-left."""
 

@@ -64,6 +64,7 @@ from vision.geometry import (
     ROTATE_HALF_TURN,
     build_pyramid,
     card_homography,
+    quarter_turn,
     read_patch,
 )
 from vision.io import load_image
@@ -251,7 +252,7 @@ def _background_frame(rng: random.Random, size: tuple[int, int], width: float) -
     """A frame placed in a corner of the scene, on bare table, clutter or paper."""
     angle = rng.uniform(0, 2 * math.pi)
     x_axis = width * np.array([math.cos(angle), math.sin(angle)])
-    y_axis = np.array([-x_axis[1], x_axis[0]])
+    y_axis = quarter_turn(x_axis)
     corner = rng.choice([(0.0, 0.0), (size[0] - 0.3 * width, 0.0), (0.0, size[1] - 0.5 * width)])
     origin = np.array(corner) + np.array([rng.uniform(0, 0.2 * width), rng.uniform(0, 0.2 * width)])
     return np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
