@@ -17,7 +17,7 @@ Muggins' call builds the itemized ``Score``), that time over Muggins', and on ho
 total differs from ``score_show``'s as a hand and as a crib: the random deals, and the 41,791
 pattern deals of ``tests/test_tables.py`` (each multiset of five ranks with each of its ranks as
 the starter, and each suit pattern with each choice of jacks), which hold every rule's corner
-cases. ``score_show`` is the reference because ``tests/test_tables.py`` ties it to RULES.md's
+cases. ``score_show`` is the reference because ``tests/test_tables.py`` ties it to docs/RULES.md's
 distribution of all 12,994,800 deals. Then the first wrong deal of each peer, with Muggins'
 count spoken.
 """

@@ -1,6 +1,6 @@
 """Cards, ranks and suits, and the notation players type.
 
-Notation (RULES.md): rank ``A 2 3 4 5 6 7 8 9 T J Q K`` (``10`` for ten), then suit
+Notation (docs/RULES.md): rank ``A 2 3 4 5 6 7 8 9 T J Q K`` (``10`` for ten), then suit
 ``S H D C`` or ``♠ ♥ ♦ ♣``, case-insensitive: ``5H``, ``TD``, ``10d``, ``J♣``, ``as``.
 
 >>> Card.parse("10d")
@@ -130,7 +130,7 @@ class Card:
 
     @classmethod
     def parse(cls, token: str) -> Card:
-        """Read one card in any notation of RULES.md; raise ``CardError`` naming the token."""
+        """Read one card in any notation of docs/RULES.md; raise ``CardError`` naming the token."""
         return _parse_token(token, None)
 
     @classmethod

@@ -5,7 +5,7 @@ min, max) and the crib's expected points, counted exactly over every way the cri
 completed, all unseen cards equally likely. The crib counts for the dealer and against the
 others: ``net = hand mean + crib mean`` for the dealer, ``hand mean - crib mean`` otherwise.
 
-Counting facts this module relies on (RULES.md, "The deal"):
+Counting facts this module relies on (docs/RULES.md, "The deal"):
 
 * Two players hold 6 and throw 2 (C(6,2) = 15 throws); 46 cards are unseen. The crib is
   completed by the opponent's 2 cards and cut by a starter: C(46,2) * 44 = 45,540 equally likely

@@ -1,7 +1,7 @@
 """The play (pegging): the running count, its awards, and whether each play was legal.
 
 A play is given as the cards in the order they were laid, each with its player's label. Go's
-and restarts are never typed: they follow from the count (RULES.md "The play"). A card that
+and restarts are never typed: they follow from the count (docs/RULES.md "The play"). A card that
 would pass 31 can only be played once nobody could play on the old count, so the player of the
 card before it pegs 1 for the go (nothing more after exactly 31, which already pegged 2) and
 this card starts a new count. The final card of a complete play pegs 1 for last card, unless it
@@ -54,9 +54,9 @@ MIN_RUN = 3
 """Fewest cards (consecutive ranks) that make a run."""
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
-"""RULES.md covers two players, three, and four in two partnerships."""
+"""docs/RULES.md covers two players, three, and four in two partnerships."""
 PLAY_HAND_SIZE = 4
-"""Cards each player holds for the play in every deal of RULES.md (6 or 5 dealt, the rest laid away)."""
+"""Cards each player holds for the play in every deal of docs/RULES.md (6 or 5 dealt, the rest laid away)."""
 
 _SPLIT = re.compile(r"[\s,;]+")
 _PLAY_FORM = "write each play as PLAYER:CARD, like 'A:5H'"

@@ -1,4 +1,4 @@
-"""Skunk lines and game points: what a won game is worth in a match (RULES.md, "Skunks").
+"""Skunk lines and game points: what a won game is worth in a match (docs/RULES.md, "Skunks").
 
 A game is won the moment a side reaches the target (121, or 61 "once around"), so the winner's
 score is always the target and the margin is read from the loser's final score alone. Each
@@ -14,7 +14,7 @@ double skunk (31–60)       4 games                3 game points        2 games
 triple skunk (30 or less)  off: as double         off: as double       (no line)
 =========================  =====================  ===================  ====================
 
-The lines are fractions of the target, so a 61-point game scales the same way (RULES.md): a
+The lines are fractions of the target, so a 61-point game scales the same way (docs/RULES.md): a
 loser who has not reached three quarters of the target is skunked, one who has not reached half
 is double skunked (``home``, and ``acc`` for its skunk and double lines) or lurched
 (``lurch``), and one who has not reached a quarter would be triple skunked where a custom rule
@@ -57,7 +57,7 @@ TARGETS = (121, 61)
 """The two game lengths in points: "twice around" and "once around" the board."""
 
 PRESETS = ("home", "acc", "lurch")
-"""The named presets of RULES.md."""
+"""The named presets of docs/RULES.md."""
 
 CUSTOM = "custom"
 """The preset name of rules set by hand."""
@@ -241,7 +241,7 @@ def _check_rules(rules: GameRules) -> None:
 
 
 def preset(name: str, target: int = 121) -> GameRules:
-    """The named preset of RULES.md for a 121- or 61-point game.
+    """The named preset of docs/RULES.md for a 121- or 61-point game.
 
     >>> [(ln.kind.value, ln.at_most, ln.points) for ln in preset("acc").lines]
     [('skunk', 90, 3), ('double', 60, 3)]
@@ -278,7 +278,7 @@ class GameResult:
     """A won game: the winning side, both scores, the margin kind and the game points awarded.
 
     ``preset`` names the rules that valued the win (``"home"``, ``"acc"``, ``"lurch"`` or
-    ``"custom"``), as RULES.md asks the engine to report.
+    ``"custom"``), as docs/RULES.md asks the engine to report.
     """
 
     winner: int

@@ -1,4 +1,4 @@
-"""Plain-English rulings for show counts a player might dispute, each naming its rule in RULES.md.
+"""Plain-English rulings for show counts a player might dispute, each naming its rule in docs/RULES.md.
 
 The engine's total is right; these notes say *why* when a count looks wrong at the table: four
 hearts in the crib that score nothing, a heart starter that cannot finish three hearts in hand, a
@@ -24,7 +24,7 @@ __all__ = ["rulings"]
 
 _SUIT_SINGULAR = {Suit.SPADES: "spade", Suit.HEARTS: "heart", Suit.DIAMONDS: "diamond", Suit.CLUBS: "club"}
 
-# Rank triples that would be runs if the ace were also high (RULES.md: A is low, K is the top).
+# Rank triples that would be runs if the ace were also high (docs/RULES.md: A is low, K is the top).
 _WRAPS = ((Rank.QUEEN, Rank.KING, Rank.ACE), (Rank.KING, Rank.ACE, Rank.TWO))
 
 

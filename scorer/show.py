@@ -1,6 +1,6 @@
 """Counting a hand or crib in the show: fifteens, pairs, runs, flush and nobs.
 
-Counting facts this module relies on (RULES.md):
+Counting facts this module relies on (docs/RULES.md):
 
 * A show is 4 cards plus the starter. There are C(52,4) * 48 = 12,994,800 (hand, starter) deals.
 * Of the 26 subsets of two or more of the five cards, each totalling 15 scores 2.
@@ -133,7 +133,7 @@ fifteen fourteen, fifteen sixteen, a double pair royal is twenty-eight and his n
                 phrases.append(f"his nobs is {number_word(running)}")
         if not phrases:
             return "nineteen: no score"
-        # DESIGN.md's cadence: "fifteen two, fifteen four and a pair is six" (no comma before "and").
+        # docs/DESIGN.md's cadence: "fifteen two, fifteen four and a pair is six" (no comma before "and").
         if len(phrases) > 1:
             return ", ".join(phrases[:-1]) + " and " + phrases[-1]
         return phrases[0]

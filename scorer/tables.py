@@ -51,7 +51,7 @@ _HAND = 4
 _MAX_BONUS = 6
 """Most points suits can add: a five-card flush with nobs."""
 _MEAN_PLACES = 4
-"""Decimal places of the mean in ``Distribution.to_json``, as RULES.md quotes it."""
+"""Decimal places of the mean in ``Distribution.to_json``, as docs/RULES.md quotes it."""
 _CHOOSE_4 = np.array([1, 4, 6, 4, 1], dtype=np.int64)
 """C(4, m): ways to pick m suits of a rank."""
 

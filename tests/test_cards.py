@@ -1,4 +1,4 @@
-"""Cards and notation: every form RULES.md allows, the value type's contracts, and the errors."""
+"""Cards and notation: every form docs/RULES.md allows, the value type's contracts, and the errors."""
 
 from __future__ import annotations
 

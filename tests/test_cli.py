@@ -1,4 +1,4 @@
-"""``python -m scorer``: outputs worked by hand from RULES.md, JSON shapes from DESIGN.md, exit 2.
+"""``python -m scorer``: outputs worked by hand from docs/RULES.md, JSON shapes from docs/DESIGN.md, exit 2.
 
 Three tests start a real ``python -m scorer`` (each costs an interpreter start); the rest call
 ``scorer.cli.main(argv)`` in-process.
@@ -102,7 +102,7 @@ def test_show_crib_needs_a_five_card_flush(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_peg_prints_each_play_with_count_and_awards(capsys: pytest.CaptureFixture[str]) -> None:
-    # RULES.md's example 4 6 5 3 4: the 5 makes 15 and runs 4-5-6, the 3 runs four, the second 4
+    # docs/RULES.md's example 4 6 5 3 4: the 5 makes 15 and runs 4-5-6, the 3 runs four, the second 4
     # runs four (6 5 3 4), and is the last card at 22.
     status, out, _ = run_main(capsys, "peg", "A:4S", "B:6H", "A:5D", "B:3C", "A:4D")
     assert status == EXIT_OK

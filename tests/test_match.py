@@ -1,7 +1,7 @@
 """The match model: scripted games worked by hand, refusals, muggins, undo, next games, statistics.
 
 The scripted games live in ``tests/data/games/*.txt``; every show total and every play's points
-there were worked out by hand from RULES.md (the notes beside them say how), so the engine is
+there were worked out by hand from docs/RULES.md (the notes beside them say how), so the engine is
 checked against independent numbers, never its own output. Script directives:
 
     players NAME...                  2 or 3 players, or 4 in partnerships (partners opposite)
@@ -538,7 +538,7 @@ def test_plays_can_be_entered_card_by_card() -> None:
     by_card = run(two(), {"type": "starter", "card": "2D"})
     for play in [[1, "4S"], [0, "6H"], [1, "5D"], [0, "3C"], [1, "4D"], [0, "KC"], [1, "TH"], [0, "9S"]]:
         by_card = by_card.apply({"type": "peg", "plays": [play]})
-    # RULES.md's example: 4, 6, 5 (15 and run of 3: Bob 5), 3 (run of 4: Ann 4), 4 (run of 4:
+    # docs/RULES.md's example: 4, 6, 5 (15 and run of 3: Bob 5), 3 (run of 4: Ann 4), 4 (run of 4:
     # Bob 4) at 22; KC passes 31, so Bob's go 1; then 10, 20, 29 and Ann's last card 1.
     assert whole.state.scores == by_card.state.scores == (5, 10)
     assert [e.points for e in by_card.history[1:]] == [

@@ -2,7 +2,7 @@
 
 Independent truth here is of two kinds:
 
-* ``tests/data/pegging.txt``: every award of every play worked out by hand from RULES.md.
+* ``tests/data/pegging.txt``: every award of every play worked out by hand from docs/RULES.md.
 * ``table_says_legal`` below: a second statement of the turn rules, written the way the table
   plays (each seat in turn plays or says go; when every seat in a row has said go the count
   restarts after the last player), not the way the engine looks ahead for the next able player.
@@ -30,7 +30,7 @@ MIN_DATA_CASES = 30
 """The brief's floor for hand-worked plays in the data file."""
 LIMIT = 31
 HAND = 4
-"""Cards each player takes into the play (RULES.md: 6 dealt and 2 laid away, or 5 and 1)."""
+"""Cards each player takes into the play (docs/RULES.md: 6 dealt and 2 laid away, or 5 and 1)."""
 IN_PROGRESS = "..."
 
 

@@ -53,7 +53,7 @@ def test_totals_are_possible_ones(deal: list[Card]) -> None:
 @QUICK
 @given(deal=deals)
 def test_crib_differs_only_by_a_four_card_flush(deal: list[Card]) -> None:
-    """RULES.md: the crib counts like a hand except that only a five-card flush scores."""
+    """docs/RULES.md: the crib counts like a hand except that only a five-card flush scores."""
     hand, starter = deal[:4], deal[4]
     as_hand = score_show(hand, starter).total
     as_crib = score_show(hand, starter, crib=True).total

@@ -1,4 +1,4 @@
-"""Skunk lines and game points against RULES.md's table, at every line's edge."""
+"""Skunk lines and game points against docs/RULES.md's table, at every line's edge."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ PLAIN, SKUNK, DOUBLE, TRIPLE, LURCH = (
     SkunkKind.PLAIN, SkunkKind.SKUNK, SkunkKind.DOUBLE, SkunkKind.TRIPLE, SkunkKind.LURCH,
 )
 
-# RULES.md, "Skunks and game points": the loser's final score, and what each preset makes of it.
+# docs/RULES.md, "Skunks": the loser's final score, and what each preset makes of it.
 # 121 points: plain 91+, skunk 61-90, double 31-60, 30 or less triple (off: as double).
 # 61 points: home skunk 45 or less, double 30 or less; lurch 30 or less.
 TABLE = [

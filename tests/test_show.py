@@ -1,4 +1,4 @@
-"""The show: known-answer hands worked by hand from RULES.md, the itemization, speech, JSON, errors."""
+"""The show: known-answer hands worked by hand from docs/RULES.md, the itemization, speech, JSON, errors."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def test_known_hand_total(known: KnownHand) -> None:
 
 @pytest.mark.parametrize("known", KNOWN, ids=lambda k: f"line{k.line}")
 def test_every_item_is_what_its_kind_says(known: KnownHand) -> None:
-    """Each item names cards that really make it, for the points RULES.md gives."""
+    """Each item names cards that really make it, for the points docs/RULES.md gives."""
     hand = parse_cards(known.hand)
     starter = Card.parse(known.starter)
     five = {*hand, starter}

@@ -1,4 +1,4 @@
-"""The numpy path: the full distribution against RULES.md, and ``score_many`` against ``score_show``.
+"""The numpy path: the full distribution against docs/RULES.md, and ``score_many`` against ``score_show``.
 
 Why the agreement tests below cover all 12,994,800 deals without scoring each one:
 
@@ -14,7 +14,7 @@ Why the agreement tests below cover all 12,994,800 deals without scoring each on
   be the starter, so with the symmetry every rank tuple of every deal is covered.
 * ``test_suit_part_agrees_for_every_suit_pattern`` compares the flush and nobs part for every
   hand suit pattern (4**4), starter suit, and choice of which hand cards and starter are jacks
-  that real cards can make, as a hand and as a crib, against RULES.md's flush and nobs rules.
+  that real cards can make, as a hand and as a crib, against docs/RULES.md's flush and nobs rules.
 * Every deal's total is its rank part plus its suit part, equal in both scorers by the two tests
   above. ``test_random_deals_agree`` checks whole totals on random deals, in case either scorer
   ever stops splitting that way.
@@ -33,7 +33,7 @@ from scorer.cards import DECK, Card, parse_cards
 from scorer.show import ScoreKind, score_show
 from scorer.tables import JACK, Distribution, distribution, rank_scores, score_many
 
-# Typed from RULES.md's table: score -> (hand deals, crib deals). The independent truth.
+# Typed from docs/RULES.md's table: score -> (hand deals, crib deals). The independent truth.
 RULES_TABLE: dict[int, tuple[int, int]] = {
     0: (1_009_008, 1_022_208),
     1: (99_792, 99_792),
@@ -116,7 +116,7 @@ def test_no_hand_scores_the_impossible_numbers() -> None:
 @pytest.mark.parametrize(
     ("hand", "starter", "crib", "total"),
     [
-        ("5H 5C 5S JD", "5D", False, 29),  # RULES.md's top hand
+        ("5H 5C 5S JD", "5D", False, 29),  # docs/RULES.md's top hand
         ("2H 4H 6H 8H", "KC", False, 4),  # four-card flush, all even so no fifteen
         ("2H 4H 6H 8H", "KC", True, 0),  # a crib flush needs the starter too
         ("2H 4H 6H 8H", "KH", True, 5),
@@ -170,7 +170,7 @@ def test_rank_part_agrees_for_every_rank_pattern() -> None:
 
 
 def rule_suit_points(hand: list[Card], starter: Card, crib: bool) -> int:
-    """Flush and nobs straight from RULES.md's table."""
+    """Flush and nobs straight from docs/RULES.md's table."""
     flush = 0
     if len({c.suit for c in hand}) == 1:
         if starter.suit is hand[0].suit:

@@ -1,6 +1,6 @@
 """The count page: picking, typing, the itemized result, its permanent link, rulings, muggins.
 
-Known answers are worked by hand from RULES.md: 5-5-5-J with the fourth five of the jack's
+Known answers are worked by hand from docs/RULES.md: 5-5-5-J with the fourth five of the jack's
 suit is 29; four hearts 2-4-6-8 with a club starter are 4 in hand (even values make no fifteen)
 and 0 in the crib; 3-3-4-5 with a king is 12 (two fifteens and a double run of three).
 """

@@ -1,7 +1,7 @@
 """Match pages without JavaScript: create, score a hand by cards and by numbers, stale forms,
 viewer links, live polling, undo with a confirm step, game end, statistics, muggins.
 
-Hand worked by hand from RULES.md: 4-5-5-6 with a 5 starter is four fifteens (5-5-5 and 4-6 with
+Hand worked by hand from docs/RULES.md: 4-5-5-6 with a 5 starter is four fifteens (5-5-5 and 4-6 with
 each five, 8) and a triple run of three (15) = 23. In the play Bob 5, Ann 10 (fifteen, 2 for
 Ann), Bob 5, Ann 5 (a pair, 2 for Ann).
 """

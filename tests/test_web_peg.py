@@ -1,6 +1,6 @@
 """The pegging calculator: taps in order, whose card, running count, awards, totals, undo.
 
-Known answers from RULES.md "The play": one count of 4, 6, 5, 3, 4 pegs the 5 two for fifteen
+Known answers from docs/RULES.md "The play": one count of 4, 6, 5, 3, 4 pegs the 5 two for fifteen
 and three for the run, the 3 four for a run of four, the last 4 four more (6-5-3-4). A count of
 T K 9 (29) that nobody can add to gives the go to the 9's player; a count reaching exactly 31
 pegs 2 and no go.

@@ -1,7 +1,7 @@
 """The photo flow without JavaScript, and ``POST /api/recognise``.
 
 Photos are generated with ``vision.synth`` (procedural decks, fixed seeds), so the cards and where
-they lie are known before the recogniser sees them. Totals worked by hand from RULES.md:
+they lie are known before the recogniser sees them. Totals worked by hand from docs/RULES.md:
 
 - Seed 101 is the hand K♣ 9♥ 10♦ 4♥ with the 4♣ lying apart as the starter: the fours are a pair
   (2); no fifteen (10+4 is 14, 9+4 is 13, 9+4+4 is 17) and no run (9-10, then the king): 2.

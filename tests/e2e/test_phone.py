@@ -1,6 +1,6 @@
 """End to end on a phone: headless Chromium as a Pixel 7, tapping the real app under waitress.
 
-Known answers worked by hand from RULES.md: 5-5-5-J with the fourth five of the jack's suit is
+Known answers worked by hand from docs/RULES.md: 5-5-5-J with the fourth five of the jack's suit is
 29; four hearts with a club starter score nothing in the crib; T K 9 (29) then an 8 gives the 9's
 player the go, and 8 J 7 6 reaches 31 for 2. The match is to 61: Ann reaching 61 while Bob has
 34 is a skunk (45 or less), worth 2 games under the home rules.

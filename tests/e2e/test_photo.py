@@ -2,7 +2,7 @@
 starter, and see the count; the same photo fills a match's hand entry.
 
 The photo is ``vision.synth.render_show(202)``: the hand 5♥ A♥ K♣ 5♠ with the K♦ lying apart as
-the starter. Totals worked by hand from RULES.md:
+the starter. Totals worked by hand from docs/RULES.md:
 
 - 5♥ 5♦ K♣ 5♠ with the K♦ (the ace corrected to the 5♦): each five with each king is six
   fifteens (12), the three fives make a seventh (2), the fives are a pair royal (6) and the
