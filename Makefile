@@ -21,12 +21,12 @@ run: setup
 
 lint: setup
 	$(BIN)/ruff check .
-	$(BIN)/mypy --strict scorer vision
+	$(BIN)/mypy --strict scorer vision web store.py app.py wsgi.py
 
 test: setup
 	scripts/ensure-chromium
 	$(BIN)/ruff check .
-	$(BIN)/mypy --strict scorer vision
+	$(BIN)/mypy --strict scorer vision web store.py app.py wsgi.py
 	$(BIN)/pytest
 
 bench: setup
