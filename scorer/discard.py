@@ -44,6 +44,7 @@ from numpy.typing import NDArray
 
 from scorer.cards import DECK, Card, CardsLike, Rank, Suit, parse_cards
 from scorer.errors import CardError
+from scorer.rules import HAND_SIZE
 from scorer.tables import rank_scores, score_many
 
 __all__ = ["HandStats", "DiscardOption", "advise", "rank_of", "HELD", "THROWN"]
@@ -53,8 +54,6 @@ HELD = {2: 6, 3: 5, 4: 5}
 THROWN = {2: 2, 3: 1, 4: 1}
 """Cards each player lays away to the crib, by number of players."""
 
-_CRIB_CARDS = 4
-"""A crib always holds four cards, whoever fills it."""
 _CRIB_FLUSH = 5
 """A crib flush scores only with all five cards (crib and starter) in one suit."""
 _SHOW_CARDS = 5
@@ -120,7 +119,7 @@ def advise(cards: CardsLike, players: int = 2, dealer: bool = False) -> list[Dis
     unseen = [c for c in DECK if c not in dealt]
 
     hand_sums, hand_mins, hand_maxs = _hand_sums(keeps, unseen)
-    unknown = _CRIB_CARDS - THROWN[players]
+    unknown = HAND_SIZE - THROWN[players]  # a crib holds a hand's four cards, whoever fills it
     crib_sums, deals = _crib_sums(throws, unseen, unknown)
     sign = 1 if dealer else -1
 

@@ -172,7 +172,21 @@ from typing import cast
 from scorer.cards import Card, Rank, parse_cards
 from scorer.errors import MatchError
 from scorer.pegging import PegEvent, parse_plays, score_pegging
-from scorer.rules import CUSTOM, PRESETS, TARGETS, GameResult, GameRules, SkunkKind, judge, preset
+from scorer.rules import (
+    CUSTOM,
+    HAND_SIZE,
+    IMPOSSIBLE_SHOW_POINTS,
+    MAX_SHOW_POINTS,
+    PRESETS,
+    SEAT_LETTERS,
+    TARGETS,
+    GameResult,
+    GameRules,
+    SkunkKind,
+    as_whole,
+    judge,
+    preset,
+)
 from scorer.show import Score, score_show
 
 __all__ = [
@@ -188,21 +202,14 @@ MAX_BEST_OF = 99
 """Most games in a best-of match: a guard against typos."""
 MAX_MATCH_POINTS = 999
 """Most game points a points match may run to: a guard against typos."""
-MAX_SHOW_POINTS = 29
-"""The top hand or crib (5-5-5-J with the fourth 5 of the jack's suit)."""
-IMPOSSIBLE_SHOW_POINTS = frozenset({19, 25, 26, 27})
-"""Show totals no hand or crib can make (RULES.md)."""
 MAX_PLAY_POINTS = 60
 """Most points one player may peg in one hand's play when entered as numbers: four cards of at
 most 15 each (a card pegs at most 14, the fourth of a rank making 31, or 13 with a go). More is
 a typo."""
 MAX_REASON_LENGTH = 200
 """Longest reason for a correction or undo, in characters."""
-HAND_SIZE = 4
-"""Cards each player keeps for the play and the show, and cards in the crib, at every table size."""
 
 _HEELS_POINTS = 2
-_SEAT_LETTERS = "ABCD"
 
 
 class Phase(Enum):
@@ -280,15 +287,6 @@ class MatchLength:
         return f"first to {self.count} game points"
 
 
-def _whole(value: object, what: str, low: int, high: int) -> int:
-    """``value`` as an int in ``low..high``; raise ``MatchError`` naming ``what`` otherwise."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise MatchError(f"{what} must be a whole number, not {value!r}")
-    if not low <= value <= high:
-        raise MatchError(f"{what} must be {low} to {high}, not {value}")
-    return value
-
-
 def _read_length(data: object) -> MatchLength:
     if data is None:
         return MatchLength(LengthKind.BEST_OF, 1)
@@ -298,14 +296,14 @@ def _read_length(data: object) -> MatchLength:
     if kind == LengthKind.BEST_OF.value:
         if set(data) != {"kind", "games"}:
             raise MatchError(f"a best-of length has exactly kind and games: {dict(data)!r}")
-        games = _whole(data["games"], "length games", 1, MAX_BEST_OF)
+        games = as_whole(data["games"], "length games", 1, MAX_BEST_OF)
         if games % 2 == 0:
             raise MatchError(f"a best-of match needs an odd number of games, not {games}")
         return MatchLength(LengthKind.BEST_OF, games)
     if kind == LengthKind.POINTS.value:
         if set(data) != {"kind", "points"}:
             raise MatchError(f"a points length has exactly kind and points: {dict(data)!r}")
-        return MatchLength(LengthKind.POINTS, _whole(data["points"], "length points", 1, MAX_MATCH_POINTS))
+        return MatchLength(LengthKind.POINTS, as_whole(data["points"], "length points", 1, MAX_MATCH_POINTS))
     raise MatchError(f"length kind must be best_of or points, not {kind!r}")
 
 
@@ -370,7 +368,7 @@ class Settings:
                 "four players play in two partnerships (partners opposite), and only four do: "
                 f"got {len(players)} players with partnerships {str(partnerships).lower()}"
             )
-        target = _whole(data.get("target", 121), "target", min(TARGETS), max(TARGETS))
+        target = as_whole(data.get("target", 121), "target", min(TARGETS), max(TARGETS))
         if target not in TARGETS:
             raise MatchError(f"target must be 121 or 61 points, not {target!r}")
         name = data.get("preset", "home")
@@ -390,7 +388,7 @@ class Settings:
         if not isinstance(muggins, bool):
             raise MatchError(f"muggins must be true or false, not {muggins!r}")
         first = data.get("first_dealer")
-        first_dealer = None if first is None else _whole(first, "first_dealer", 0, len(players) - 1)
+        first_dealer = None if first is None else as_whole(first, "first_dealer", 0, len(players) - 1)
         return cls(tuple(players), target, rules, length, muggins, first_dealer)
 
     def to_json(self) -> dict[str, object]:
@@ -625,7 +623,7 @@ def _seq_ref(event: Mapping[str, object], key: str, seq: int) -> int:
     """The earlier event named by ``event[key]``, for an event that will be number ``seq``."""
     if seq == 1:
         raise MatchError(f"{key}: there is no earlier event to name")
-    return _whole(event[key], f"{key} (an earlier event's number)", 1, seq - 1)
+    return as_whole(event[key], f"{key} (an earlier event's number)", 1, seq - 1)
 
 
 def _cards(value: object, count: int, what: str) -> list[Card]:
@@ -815,7 +813,7 @@ class _Engine:
         )
 
     def _seat(self, value: object, what: str = "player") -> int:
-        return _whole(value, f"{what} (a seat)", 0, self.n - 1)
+        return as_whole(value, f"{what} (a seat)", 0, self.n - 1)
 
     def _dealt(self) -> _Hand:
         """The current (or last) hand; refuse while cutting for the first deal."""
@@ -989,7 +987,7 @@ class _Engine:
             raise MatchError("say who pegs: player")
         seat = self._seat(event["player"])
         left = MAX_PLAY_POINTS - hand.pegged.get(seat, 0)
-        points = _whole(event["points"], "points pegged", 1, MAX_PLAY_POINTS)
+        points = as_whole(event["points"], "points pegged", 1, MAX_PLAY_POINTS)
         if points > left:
             raise MatchError(
                 f"{self.name(seat)} cannot peg {points} more in one hand's play "
@@ -1032,12 +1030,12 @@ class _Engine:
             if name.casefold() == label.casefold():
                 return seat
         letter = label.upper()
-        if len(letter) == 1 and letter in _SEAT_LETTERS[: self.n]:
-            return _SEAT_LETTERS.index(letter)
+        if len(letter) == 1 and letter in SEAT_LETTERS[: self.n]:
+            return SEAT_LETTERS.index(letter)
         names = ", ".join(self.s.players)
         raise MatchError(
             f"play {position}: no player {label!r} (use a name: {names}, or a seat letter "
-            f"{' '.join(_SEAT_LETTERS[: self.n])})"
+            f"{' '.join(SEAT_LETTERS[: self.n])})"
         )
 
     def _peg_plays(self, seq: int, event: dict[str, object], hand: _Hand) -> Entry:
@@ -1123,7 +1121,7 @@ class _Engine:
         if not isinstance(raw, list) or len(raw) != self.n:
             raise MatchError(f"claimed must list one entry per seat ({self.n}), null where no claim")
         return {
-            seat: _whole(value, f"{self.name(seat)}'s claim", 0, MAX_PLAY_POINTS)
+            seat: as_whole(value, f"{self.name(seat)}'s claim", 0, MAX_PLAY_POINTS)
             for seat, value in enumerate(raw) if value is not None
         }
 
@@ -1140,7 +1138,7 @@ class _Engine:
     def _show_points(self, event: dict[str, object], kind: str) -> int:
         if "claimed" in event:
             raise MatchError("claimed goes with the cards: a number is taken as said")
-        points = _whole(event["points"], f"{kind} points", 0, MAX_SHOW_POINTS)
+        points = as_whole(event["points"], f"{kind} points", 0, MAX_SHOW_POINTS)
         if points in IMPOSSIBLE_SHOW_POINTS:
             raise MatchError(f"no {kind} can score {points} (19, 25, 26 and 27 are impossible)")
         return points
@@ -1165,7 +1163,7 @@ class _Engine:
                 )
         score = score_show(cards, hand.starter, crib=owner == _CRIB)
         raw = event.get("claimed")
-        claim = None if raw is None else _whole(raw, "claimed", 0, MAX_SHOW_POINTS)
+        claim = None if raw is None else as_whole(raw, "claimed", 0, MAX_SHOW_POINTS)
         if claim is not None and claim > score.total:
             raise MatchError(
                 f"{what} claims {claim} but {' '.join(map(str, cards))} with {hand.starter} counts "
@@ -1241,7 +1239,7 @@ class _Engine:
         self._in_hand()
         claimant = self._seat(event["player"])
         target = _seq_ref(event, "seq", seq)
-        points = _whole(event["points"], "points claimed", 1, MAX_PLAY_POINTS)
+        points = as_whole(event["points"], "points claimed", 1, MAX_PLAY_POINTS)
         victim = None if "from" not in event else self._seat(event["from"], "from")
         side = self.s.side_of(claimant)
         open_here = [m for (s, _), m in self.misses.items() if s == target]
@@ -1289,8 +1287,8 @@ class _Engine:
             seat = self._seat(event["player"])
             side = self.s.side_of(seat)
         else:
-            side = _whole(event["side"], f"side (0 to {len(self.scores) - 1})", 0, len(self.scores) - 1)
-        points = _whole(event["points"], "correction points", -self.s.target, self.s.target)
+            side = as_whole(event["side"], f"side (0 to {len(self.scores) - 1})", 0, len(self.scores) - 1)
+        points = as_whole(event["points"], "correction points", -self.s.target, self.s.target)
         if points == 0:
             raise MatchError("a correction of 0 changes nothing")
         if self.scores[side] + points < 0:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from scorer.cards import Card, CardsLike, parse_cards
 from scorer.errors import CardError, DuplicateCardError, IllegalPlayError
+from scorer.rules import HAND_SIZE
 from scorer.show import ScoreKind
 
 __all__ = [
@@ -55,8 +56,8 @@ MIN_RUN = 3
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 """docs/RULES.md covers two players, three, and four in two partnerships."""
-PLAY_HAND_SIZE = 4
-"""Cards each player holds for the play in every deal of docs/RULES.md (6 or 5 dealt, the rest laid away)."""
+PLAY_HAND_SIZE = HAND_SIZE
+"""Cards each player holds for the play: ``scorer.rules.HAND_SIZE``, under the name callers know."""
 
 _SPLIT = re.compile(r"[\s,;]+")
 _PLAY_FORM = "write each play as PLAYER:CARD, like 'A:5H'"

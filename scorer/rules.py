@@ -1,4 +1,8 @@
-"""Skunk lines and game points: what a won game is worth in a match (docs/RULES.md, "Skunks").
+"""Rule facts of the table, and skunk lines and game points: what a won game is worth (docs/RULES.md, "Skunks").
+
+The facts every layer shares live here once: ``HAND_SIZE`` (the four-card hand), ``SEAT_LETTERS``
+(seat labels A B C D), ``MAX_SHOW_POINTS`` and ``IMPOSSIBLE_SHOW_POINTS`` (what a show can
+total), and ``as_whole``, the one reader of a whole number from JSON.
 
 A game is won the moment a side reaches the target (121, or 61 "once around"), so the winner's
 score is always the target and the margin is read from the loser's final score alone. Each
@@ -51,7 +55,21 @@ from scorer.errors import MatchError
 __all__ = [
     "SkunkKind", "Line", "GameRules", "GameResult", "judge", "preset",
     "triple_line", "PRESETS", "CUSTOM", "TARGETS", "MAX_GAME_POINTS",
+    "HAND_SIZE", "SEAT_LETTERS", "MAX_SHOW_POINTS", "IMPOSSIBLE_SHOW_POINTS", "as_whole",
 ]
+
+HAND_SIZE = 4
+"""Cards each player keeps for the play and the show, and cards in the crib, at every table size
+(6 or 5 dealt, the rest laid away)."""
+
+SEAT_LETTERS = "ABCD"
+"""Seat labels, clockwise from seat 0: one letter per seat of the largest table."""
+
+MAX_SHOW_POINTS = 29
+"""The top hand or crib (5-5-5-J with the fourth 5 of the jack's suit)."""
+
+IMPOSSIBLE_SHOW_POINTS = frozenset({19, 25, 26, 27})
+"""Show totals no hand or crib can make (RULES.md)."""
 
 TARGETS = (121, 61)
 """The two game lengths in points: "twice around" and "once around" the board."""
@@ -146,7 +164,7 @@ class GameRules:
         unknown = set(data) - {"plain", "lines"}
         if unknown:
             raise MatchError(f"custom rules: unknown key {sorted(unknown)[0]!r} (use plain and lines)")
-        plain = _whole(data.get("plain"), "custom rules: plain (game points for a plain win)")
+        plain = as_whole(data.get("plain"), "custom rules: plain (game points for a plain win)")
         raw = data.get("lines", [])
         if not isinstance(raw, list):
             raise MatchError(f"custom rules: lines must be a list, not {raw!r}")
@@ -162,8 +180,8 @@ class GameRules:
                 raise MatchError(
                     f"custom rules: line {i} kind must be one of {', '.join(kinds)}, not {kind_text!r}"
                 )
-            at_most = _whole(item["at_most"], f"custom rules: line {i} at_most")
-            points = _whole(item["points"], f"custom rules: line {i} points")
+            at_most = as_whole(item["at_most"], f"custom rules: line {i} at_most")
+            points = as_whole(item["points"], f"custom rules: line {i} points")
             lines.append(Line(SkunkKind(kind_text), at_most, points))
         return cls.custom(target, plain, lines)
 
@@ -185,11 +203,25 @@ class GameRules:
         return f"{self.name}: " + ", ".join(parts)
 
 
-def _whole(value: object, what: str) -> int:
-    """``value`` as an int; raise ``MatchError`` naming ``what`` when it is not a whole number."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    raise MatchError(f"{what} must be a whole number, not {value!r}")
+def as_whole(value: object, what: str, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an int (in ``low..high`` when given); raise ``MatchError`` naming ``what``.
+
+    JSON's ``true`` is no number here, though Python counts it as 1.
+
+    >>> as_whole(True, "points")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.MatchError: points must be a whole number, not True
+    >>> as_whole(30, "hand points", 0, MAX_SHOW_POINTS)
+    Traceback (most recent call last):
+    ...
+    scorer.errors.MatchError: hand points must be 0 to 29, not 30
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise MatchError(f"{what} must be a whole number, not {value!r}")
+    if low is not None and high is not None and not low <= value <= high:
+        raise MatchError(f"{what} must be {low} to {high}, not {value}")
+    return value
 
 
 def _check_rules(rules: GameRules) -> None:
@@ -308,7 +340,7 @@ def judge(winner: int, loser_score: int, rules: GameRules) -> GameResult:
     With three players ``loser_score`` is the runner-up's: the win is only as big as its
     smallest margin.
     """
-    if not 0 <= _whole(loser_score, "the loser's score") < rules.target:
+    if not 0 <= as_whole(loser_score, "the loser's score") < rules.target:
         raise MatchError(f"the loser's score must be 0 to {rules.target - 1}, not {loser_score!r}")
     kind, points = SkunkKind.PLAIN, rules.plain
     for ln in rules.lines:

@@ -38,6 +38,8 @@ from itertools import combinations, combinations_with_replacement
 import numpy as np
 from numpy.typing import NDArray
 
+from scorer.rules import HAND_SIZE
+
 __all__ = ["rank_scores", "score_many", "JACK", "Distribution", "distribution"]
 
 JACK = 10
@@ -47,7 +49,6 @@ _RANKS = 13
 _SUITS = 4
 _SHOW = 5
 """Cards in a show: four in hand (or crib) and the starter."""
-_HAND = 4
 _MAX_BONUS = 6
 """Most points suits can add: a five-card flush with nobs."""
 _MEAN_PLACES = 4
@@ -164,7 +165,7 @@ def distribution(crib: bool = False) -> Distribution:
     Works on the 23,647 (hand rank multiset, starter rank) groups instead of the 12,994,800
     deals; the module docstring derives the group sizes and the flush and nobs counts.
     """
-    hands = np.array(list(combinations_with_replacement(range(_RANKS), _HAND)), dtype=np.intp)
+    hands = np.array(list(combinations_with_replacement(range(_RANKS), HAND_SIZE)), dtype=np.intp)
     mult = (hands[:, :, None] == np.arange(_RANKS)).sum(axis=1)  # (1820, 13): m_r
     ways = _CHOOSE_4[mult].prod(axis=1)[:, None]  # W: suit choices for the hand
     left = (_SUITS - mult).astype(np.int64)  # a: starters of each rank left, (1820, 13)
