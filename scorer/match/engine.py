@@ -1,0 +1,755 @@
+"""The replay: the engine applies one event at a time to its state, refusing what cannot happen.
+
+``Engine.apply`` takes an event parsed by ``parse_event`` and dispatches on its class with a
+``match`` statement. Handlers check the event against the state in the order their messages
+promise, then move the state: pegs (``_credit``, winning at the target), the cards seen in the
+deal (``_own``), the hand's progress, muggins misses (``_miss``, ``_on_muggins``). An undo
+(``_on_void``) replays the log without the undone event. What one event pegged is gathered in a
+``Tally`` that lives only while that event is applied.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import assert_never
+
+from scorer.cards import Card, Rank
+from scorer.errors import MatchError
+from scorer.match import words
+from scorer.match.events import (
+    ABSENT,
+    MAX_PLAY_POINTS,
+    Correction,
+    Crib,
+    Cut,
+    Event,
+    Muggins,
+    NextGame,
+    Peg,
+    Show,
+    Starter,
+    Void,
+    given,
+    read_cards,
+    read_reason,
+    seq_ref,
+)
+from scorer.match.records import Entry, FinishedGame, MatchState, Miss, Phase
+from scorer.match.settings import LengthKind, Settings
+from scorer.match.state import CRIB, STARTER, EngineState, HandState, Owner, copy_whole
+from scorer.pegging import PegEvent, parse_plays, score_pegging
+from scorer.rules import (
+    HAND_SIZE,
+    IMPOSSIBLE_SHOW_POINTS,
+    MAX_SHOW_POINTS,
+    SEAT_LETTERS,
+    GameResult,
+    as_whole,
+    judge,
+)
+from scorer.show import Score, score_show
+
+__all__ = ["Engine", "Tally"]
+
+_HEELS_POINTS = 2
+
+
+@dataclass(slots=True)
+class Tally:
+    """What the event being applied pegged: per seat, per side, and what the target cut off."""
+
+    points: list[int]
+    deltas: list[int]
+    unscored: int = 0
+
+    @classmethod
+    def zero(cls, players: int, sides: int) -> Tally:
+        """Nothing pegged yet."""
+        return cls([0] * players, [0] * sides)
+
+
+class Engine:
+    """The replay of one match's log; ``copy`` before applying an event to keep the original.
+
+    ``Match`` copies the engine before applying a new event, so a refused event leaves the
+    match as it was even though handlers change the state as they go.
+    """
+
+    __slots__ = ("s", "n", "st", "t")
+
+    def __init__(self, settings: Settings, state: EngineState | None = None) -> None:
+        self.s = settings
+        self.n = len(settings.players)
+        sides = len(settings.sides)
+        self.t = Tally.zero(self.n, sides)
+        if state is not None:
+            self.st = state
+            return
+        self.st = EngineState(Phase.CUT, [0] * sides, [0] * sides, [0] * sides, [0] * sides)
+        if settings.first_dealer is None:
+            self.st.cutting = tuple(range(self.n))
+        else:
+            self._deal(1, settings.first_dealer, settings.first_dealer)
+
+    @classmethod
+    def replay(cls, settings: Settings, events: Iterable[Event]) -> Engine:
+        """The engine after ``events`` (already parsed), raising ``MatchError`` at a refused one."""
+        engine = cls(settings)
+        for event in events:
+            engine.apply(event)
+        return engine
+
+    def copy(self) -> Engine:
+        """An engine with a whole copy of this one's state: applying to it leaves this one as it is."""
+        return Engine(self.s, copy_whole(self.st))
+
+    # -- names ----------------------------------------------------------------------------
+
+    def name(self, seat: int) -> str:
+        return self.s.players[seat]
+
+    def side_name(self, side: int) -> str:
+        return self.s.side_name(side)
+
+    def _result_words(self, result: GameResult) -> str:
+        return words.result_words(self.s, result)
+
+    def _match_words(self) -> str:
+        return words.match_words(self.s, self.st.games_won, self.st.game_points, self.st.match_winner)
+
+    # -- applying ---------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Apply one parsed event, or raise ``MatchError`` (the state may then be part-moved)."""
+        st = self.st
+        seq = len(st.log) + 1
+        self.t = Tally.zero(self.n, len(st.scores))
+        before = list(st.scores)
+        entry = self._dispatch(seq, event)
+        for side, delta in enumerate(self.t.deltas):
+            if delta:
+                self.st.backs[side] = before[side]
+        # An undo replaces the state while it runs: append to the state as it is now.
+        self.st.log.append(event)
+        self.st.entries.append(entry)
+
+    def _dispatch(self, seq: int, event: Event) -> Entry:
+        match event:
+            case Cut():
+                return self._on_cut(seq, event)
+            case Starter():
+                return self._on_starter(seq, event)
+            case Peg():
+                return self._on_peg(seq, event)
+            case Show():
+                return self._on_show(seq, event)
+            case Crib():
+                return self._on_crib(seq, event)
+            case Muggins():
+                return self._on_muggins(seq, event)
+            case Correction():
+                return self._on_correction(seq, event)
+            case Void():
+                return self._on_void(seq, event)
+            case NextGame():
+                return self._on_next_game(seq, event)
+            case _:
+                assert_never(event)
+
+    def _entry(
+        self, seq: int, event: Event, text: str, player: int | None = None,
+        score: Score | None = None, pegging: tuple[PegEvent, ...] = (),
+    ) -> Entry:
+        if self.t.unscored:
+            text += f" ({self.t.unscored} not scored: the game was already won)"
+        over = self.st.phase in (Phase.GAME_OVER, Phase.MATCH_OVER)
+        if self.st.result is not None and any(self.t.deltas) and over:
+            text += f"; game over: {self._result_words(self.st.result)}"
+            if self.st.match_winner is not None:
+                text += f"; {self._match_words()}"
+        return Entry(
+            seq, event.raw, self.st.game, self.st.hand_number, player, tuple(self.t.points),
+            tuple(self.t.deltas), self.t.unscored, text, score, pegging,
+        )
+
+    def _seat(self, value: object, what: str = "player") -> int:
+        return as_whole(value, f"{what} (a seat)", 0, self.n - 1)
+
+    def _dealt(self) -> HandState:
+        """The current (or last) hand; refuse while cutting for the first deal."""
+        if self.st.hand is None:
+            who = " and ".join(self.name(s) for s in self.st.cutting)
+            raise MatchError(f"cut for the first deal first ({who} to cut)")
+        return self.st.hand
+
+    def _in_hand(self) -> HandState:
+        """The hand in progress; refuse scoring before the first deal or once the game is won."""
+        hand = self._dealt()
+        if self.st.phase is Phase.MATCH_OVER:
+            raise MatchError(f"the match is over: {self._match_words()}")
+        if self.st.phase is Phase.GAME_OVER and self.st.result is not None:
+            raise MatchError(f"the game is over: {self._result_words(self.st.result)}; start the next game")
+        return hand
+
+    def _touch(self, hand: HandState) -> None:
+        """Count an event in ``hand``; the first one closes the previous hand's muggins window."""
+        if hand.events == 0:
+            self.st.misses = {k: m for k, m in self.st.misses.items() if m.hand == hand.number}
+        hand.events += 1
+
+    def _peg(self, seat: int, points: int) -> None:
+        """Peg ``points`` that ``seat`` scored for its side."""
+        self._credit(self.s.side_of(seat), points, seat)
+
+    def _credit(self, side: int, points: int, seat: int | None = None) -> None:
+        """Move ``side``'s peg (``seat`` scored the points, if a player did); win at the target.
+
+        Once the game is won, points are not pegged: they count as unscored.
+        """
+        if self.st.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+            self.t.unscored += max(points, 0)
+            return
+        new = min(self.s.target, self.st.scores[side] + points)
+        gained = new - self.st.scores[side]
+        self.st.scores[side] = new
+        self.t.deltas[side] += gained
+        if seat is not None:
+            self.t.points[seat] += points
+        self.t.unscored += points - gained
+        if new >= self.s.target:
+            self._win(side)
+
+    def _win(self, side: int) -> None:
+        hand = self._dealt()
+        loser = max(score for i, score in enumerate(self.st.scores) if i != side)
+        result = judge(side, loser, self.s.rules)
+        self.st.games.append(
+            FinishedGame(self.st.game, hand.first_dealer, hand.number, tuple(self.st.scores), result)
+        )
+        self.st.result = result
+        self.st.game_points[side] += result.game_points
+        self.st.games_won[side] += 1
+        self.st.misses.clear()
+        length = self.s.length
+        if length.kind is LengthKind.BEST_OF:
+            decided = self.st.games_won[side] >= length.wins_needed
+        else:
+            decided = self.st.game_points[side] >= length.count
+        if decided:
+            self.st.match_winner = side
+            self.st.phase = Phase.MATCH_OVER
+        else:
+            self.st.phase = Phase.GAME_OVER
+
+    def _deal(self, number: int, dealer: int, first_dealer: int) -> None:
+        order = tuple((dealer + k) % self.n for k in range(1, self.n + 1))
+        self.st.hand = HandState(number, dealer, first_dealer, order)
+        self.st.hand_number = number
+        self.st.phase = Phase.STARTER
+
+    def _own(self, hand: HandState, card: Card, owner: Owner) -> None:
+        """Record who holds ``card`` in this deal; refuse a card seen elsewhere."""
+        held = hand.owners.get(card)
+        if held is not None and held != owner:
+            raise MatchError(
+                f"{card} appears twice in hand {hand.number}'s deal: "
+                f"{words.owner_words(self.s, owner)} and {words.owner_words(self.s, held)}"
+            )
+        hand.owners[card] = owner
+
+
+    # -- the cut -------------------------------------------------------------------------
+
+    def _on_cut(self, seq: int, event: Cut) -> Entry:
+        if self.st.phase is not Phase.CUT:
+            if self.s.first_dealer is not None:
+                raise MatchError(f"no cut: {self.name(self.s.first_dealer)} was chosen to deal first")
+            raise MatchError("the first dealer is already decided")
+        raw = event.cards
+        if not isinstance(raw, list) or len(raw) != self.n:
+            raise MatchError(f"a cut gives one card per seat ({self.n}), null for a player not cutting")
+        cut: dict[int, Card] = {}
+        for seat, token in enumerate(raw):
+            if seat in self.st.cutting:
+                if token is None:
+                    raise MatchError(f"{self.name(seat)} must cut")
+                card = read_cards([token], 1, f"{self.name(seat)}'s cut")[0]
+                for other, seen in cut.items():
+                    if seen == card:
+                        raise MatchError(f"{card} is cut by both {self.name(other)} and {self.name(seat)}")
+                cut[seat] = card
+            elif token is not None:
+                raise MatchError(
+                    f"only {' and '.join(self.name(s) for s in self.st.cutting)} cut again; "
+                    f"{self.name(seat)}'s card must be null"
+                )
+        low = min(card.rank for card in cut.values())
+        tied = tuple(seat for seat, card in cut.items() if card.rank == low)
+        shown = ", ".join(f"{self.name(seat)} {card}" for seat, card in cut.items())
+        if len(tied) > 1:
+            self.st.cutting = tied
+            who = " and ".join(self.name(s) for s in tied)
+            return self._entry(seq, event, f"cut for deal: {shown}; {who} tie low and cut again")
+        self.st.cutting = ()
+        self._deal(1, tied[0], tied[0])
+        return self._entry(seq, event, f"cut for deal: {shown}; {self.name(tied[0])} deals")
+
+    # -- a hand ------------------------------------------------------------------------------
+
+    def _on_starter(self, seq: int, event: Starter) -> Entry:
+        hand = self._in_hand()
+        if self.st.phase is not Phase.STARTER:
+            turned = f" ({hand.starter})" if hand.starter else ""
+            raise MatchError(f"hand {hand.number}'s starter was already turned{turned} or the play has begun")
+        heels_flag = False if event.heels is ABSENT else event.heels
+        if not isinstance(heels_flag, bool):
+            raise MatchError(f"heels must be true or false, not {heels_flag!r}")
+        raw = event.card
+        self._touch(hand)
+        self.st.phase = Phase.PLAY
+        dealer = self.name(hand.dealer)
+        if raw is None:
+            text = f"hand {hand.number}: starter not entered"
+            if heels_flag:
+                self._peg(hand.dealer, _HEELS_POINTS)
+                text += f"; his heels, {_HEELS_POINTS} for {dealer}"
+            return self._entry(seq, event, text, hand.dealer if heels_flag else None)
+        if heels_flag:
+            raise MatchError("heels comes from the card: give heels only when the starter is not entered")
+        card = read_cards([raw], 1, "the starter")[0]
+        self._own(hand, card, STARTER)
+        hand.starter = card
+        if card.rank is Rank.JACK:
+            self._peg(hand.dealer, _HEELS_POINTS)
+            return self._entry(
+                seq, event, f"hand {hand.number} starter {card}: his heels, {_HEELS_POINTS} for {dealer}",
+                hand.dealer,
+            )
+        return self._entry(seq, event, f"hand {hand.number} starter {card}")
+
+    def _on_peg(self, seq: int, event: Peg) -> Entry:
+        hand = self._in_hand()
+        if self.st.phase in (Phase.SHOW, Phase.CRIB):
+            raise MatchError(f"the play of hand {hand.number} is over: the show has begun")
+        if given(event.points) == given(event.plays):
+            raise MatchError("a peg event gives either points (with player) or plays")
+        if given(event.plays):
+            if given(event.player):
+                raise MatchError("plays name their players; leave out player")
+            return self._peg_plays(seq, event, hand)
+        if given(event.claimed):
+            raise MatchError("claimed goes with plays, which the companion counts")
+        if not given(event.player):
+            raise MatchError("say who pegs: player")
+        seat = self._seat(event.player)
+        left = MAX_PLAY_POINTS - hand.pegged.get(seat, 0)
+        points = as_whole(event.points, "points pegged", 1, MAX_PLAY_POINTS)
+        if points > left:
+            raise MatchError(
+                f"{self.name(seat)} cannot peg {points} more in one hand's play "
+                f"(already {hand.pegged.get(seat, 0)}, at most {MAX_PLAY_POINTS})"
+            )
+        self._touch(hand)
+        self.st.phase = Phase.PLAY
+        hand.pegged[seat] = hand.pegged.get(seat, 0) + points
+        self._peg(seat, points)
+        return self._entry(seq, event, f"{self.name(seat)} pegs {points}", seat)
+
+    def _read_plays(self, raw: object) -> list[tuple[int, Card]]:
+        if isinstance(raw, str):
+            try:
+                pairs = parse_plays(raw)
+            except ValueError as err:
+                raise MatchError(f"plays: {err}") from None
+            return [(self._seat_by_label(label, i), card) for i, (label, card) in enumerate(pairs, 1)]
+        if not isinstance(raw, list) or not raw:
+            raise MatchError(
+                f"plays must be text like 'Ann:5H Bob:TS' or a list of [seat, card], not {raw!r}"
+            )
+        out: list[tuple[int, Card]] = []
+        for i, item in enumerate(raw, 1):
+            if not isinstance(item, list) or len(item) != 2:
+                raise MatchError(f"play {i} must be [seat, card], not {item!r}")
+            who, token = item
+            if isinstance(who, str):
+                seat = self._seat_by_label(who, i)
+            else:
+                seat = self._seat(who, f"play {i}'s player")
+            card = read_cards([token], 1, f"play {i}'s card")[0]
+            if any(card == c for _, c in out):
+                raise MatchError(f"plays: {card} is played twice")
+            out.append((seat, card))
+        return out
+
+    def _seat_by_label(self, label: str, position: int) -> int:
+        for seat, name in enumerate(self.s.players):
+            if name.casefold() == label.casefold():
+                return seat
+        letter = label.upper()
+        if len(letter) == 1 and letter in SEAT_LETTERS[: self.n]:
+            return SEAT_LETTERS.index(letter)
+        names = ", ".join(self.s.players)
+        raise MatchError(
+            f"play {position}: no player {label!r} (use a name: {names}, or a seat letter "
+            f"{' '.join(SEAT_LETTERS[: self.n])})"
+        )
+
+    def _peg_plays(self, seq: int, event: Peg, hand: HandState) -> Entry:
+        new = self._read_plays(event.plays)
+        if not new:
+            raise MatchError("plays: no cards")
+        total = HAND_SIZE * self.n
+        if len(hand.plays) + len(new) > total:
+            raise MatchError(
+                f"the play has {total} cards and {len(hand.plays)} are in; {len(new)} more is too many"
+            )
+        if not hand.plays and new[0][0] != hand.order[0]:
+            raise MatchError(
+                f"{self.name(hand.order[0])} leads the play (the player on the dealer's left), "
+                f"not {self.name(new[0][0])}"
+            )
+        for seat, card in new:
+            if any(card == played for _, played in hand.plays):
+                raise MatchError(f"{card} was already played in hand {hand.number}")
+            self._own(hand, card, seat)
+            held = sum(1 for owner in hand.owners.values() if owner == seat)
+            if held > HAND_SIZE:
+                raise MatchError(f"{self.name(seat)} has only {HAND_SIZE} cards to play")
+        claims = self._read_claims(None if event.claimed is ABSENT else event.claimed)
+        everything = hand.plays + new
+        try:
+            pegging = score_pegging(
+                [(str(seat), card) for seat, card in everything], complete=len(everything) == total
+            )
+        except ValueError as err:
+            raise MatchError(f"plays: {err}") from None
+        earlier = Counter(hand.awarded)
+        fresh: list[PegEvent] = []
+        for award in pegging.events:
+            key = (award.index, award.player, award.kind.value, award.points)
+            if earlier[key]:
+                earlier[key] -= 1
+            else:
+                fresh.append(award)
+        true = dict.fromkeys(range(self.n), 0)
+        for award in fresh:
+            true[int(award.player)] += award.points
+        allowance = dict(true)
+        for seat, claim in claims.items():
+            if claim > true[seat]:
+                items = ", ".join(
+                    f"{a.kind.value} {a.points}" for a in fresh if int(a.player) == seat
+                ) or "nothing"
+                raise MatchError(
+                    f"{self.name(seat)} claims {claim} but these plays peg {true[seat]} for them: {items}"
+                )
+            if self.s.muggins:
+                allowance[seat] = claim
+        self._touch(hand)
+        self.st.phase = Phase.PLAY
+        hand.plays.extend(new)
+        hand.awarded.update((a.index, a.player, a.kind.value, a.points) for a in fresh)
+        for award in fresh:
+            seat = int(award.player)
+            pts = min(award.points, allowance[seat])
+            allowance[seat] -= pts
+            if pts:
+                self._peg(seat, pts)
+        for seat, claim in claims.items():
+            if self.s.muggins and claim < true[seat] and self.st.phase is Phase.PLAY:
+                self._miss(Miss(seq, seat, true[seat] - claim, self.st.game, hand.number))
+        for seat in range(self.n):
+            hand.pegged[seat] = hand.pegged.get(seat, 0) + true[seat]
+        shown = " ".join(f"{self.name(seat)}:{card}" for seat, card in new)
+        pegged = ", ".join(f"{self.name(s)} {self.t.points[s]}" for s in range(self.n) if self.t.points[s])
+        text = f"the play: {shown}" + (f"; {pegged}" if pegged else "; nothing pegged")
+        text += words.claim_notes(self.s, claims, true)
+        renamed = tuple(replace(a, player=self.name(int(a.player))) for a in fresh)
+        return self._entry(seq, event, text, None, pegging=renamed)
+
+    def _miss(self, miss: Miss) -> None:
+        self.st.misses[(miss.seq, miss.player)] = miss
+        self.st.made_misses.add((miss.seq, miss.player))
+
+    def _read_claims(self, raw: object) -> dict[int, int]:
+        if raw is None:
+            return {}
+        if not isinstance(raw, list) or len(raw) != self.n:
+            raise MatchError(f"claimed must list one entry per seat ({self.n}), null where no claim")
+        return {
+            seat: as_whole(value, f"{self.name(seat)}'s claim", 0, MAX_PLAY_POINTS)
+            for seat, value in enumerate(raw) if value is not None
+        }
+
+    def _show_points(self, event: Show | Crib, kind: str) -> int:
+        if given(event.claimed):
+            raise MatchError("claimed goes with the cards: a number is taken as said")
+        points = as_whole(event.points, f"{kind} points", 0, MAX_SHOW_POINTS)
+        if points in IMPOSSIBLE_SHOW_POINTS:
+            raise MatchError(f"no {kind} can score {points} (19, 25, 26 and 27 are impossible)")
+        return points
+
+    def _count_cards(
+        self, event: Show | Crib, hand: HandState, owner: Owner, what: str
+    ) -> tuple[list[Card], Score, int | None]:
+        if hand.starter is None:
+            raise MatchError(
+                f"hand {hand.number}'s starter was not entered: count {what} as points, "
+                "or undo back to the starter"
+            )
+        cards = read_cards(event.hand, HAND_SIZE, f"{what} cards (the starter goes separately)")
+        for card in cards:
+            self._own(hand, card, owner)
+        if isinstance(owner, int):
+            missing = [c for c, o in hand.owners.items() if o == owner and c not in cards]
+            if missing:
+                raise MatchError(
+                    f"{self.name(owner)} played {' '.join(map(str, missing))} in hand {hand.number}, "
+                    f"but {what} entered does not hold it"
+                )
+        score = score_show(cards, hand.starter, crib=owner == CRIB)
+        raw = None if event.claimed is ABSENT else event.claimed
+        claim = None if raw is None else as_whole(raw, "claimed", 0, MAX_SHOW_POINTS)
+        if claim is not None and claim > score.total:
+            raise MatchError(
+                f"{what} claims {claim} but {' '.join(map(str, cards))} with {hand.starter} counts "
+                f"{score.total}: {score.spoken()}"
+            )
+        return cards, score, claim
+
+    def _on_show(self, seq: int, event: Show) -> Entry:
+        hand = self._in_hand()
+        seat = self._seat(event.player)
+        if self.st.phase is Phase.CRIB:
+            raise MatchError(f"every hand of hand {hand.number} is counted: the crib is next")
+        who = self.name(seat)
+        due = hand.order[len(hand.counted)]
+        if seat in hand.counted:
+            raise MatchError(f"{who} already counted this hand; {self.name(due)} counts next")
+        if seat != due:
+            raise MatchError(
+                f"{self.name(due)} counts next: the player on the dealer's left counts first, "
+                "the dealer last"
+            )
+        return self._count(seq, event, hand, seat, f"{who}'s hand")
+
+    def _on_crib(self, seq: int, event: Crib) -> Entry:
+        hand = self._in_hand()
+        if given(event.player) and self._seat(event.player) != hand.dealer:
+            raise MatchError(f"the crib is {self.name(hand.dealer)}'s: the dealer counts it")
+        if self.st.phase is not Phase.CRIB:
+            due = hand.order[len(hand.counted)]
+            raise MatchError(f"the crib is counted after every hand: {self.name(due)} counts next")
+        return self._count(seq, event, hand, None, f"{self.name(hand.dealer)}'s crib")
+
+    def _count(self, seq: int, event: Show | Crib, hand: HandState, seat: int | None, what: str) -> Entry:
+        """Score a hand (``seat``) or the crib (``seat`` None) and move the hand on."""
+        if given(event.hand) == given(event.points):
+            raise MatchError(f"{what} gives either hand (the cards) or points")
+        score: Score | None = None
+        claim: int | None = None
+        cards: list[Card] = []
+        if given(event.hand):
+            cards, score, claim = self._count_cards(event, hand, CRIB if seat is None else seat, what)
+            true = score.total
+        else:
+            true = self._show_points(event, "crib" if seat is None else "hand")
+        counter = hand.dealer if seat is None else seat
+        pegs = true if claim is None or not self.s.muggins else claim
+        self._touch(hand)
+        if seat is not None:
+            hand.counted.append(seat)
+            self.st.phase = Phase.SHOW if len(hand.counted) < self.n else Phase.CRIB
+        self._peg(counter, pegs)
+        text = f"{what}: {true}"
+        if score is not None:
+            shown = " ".join(map(str, cards))
+            text = f"{what} {shown} with {hand.starter}: {true} ({score.spoken()})"
+        if claim is not None and claim < true:
+            if self.s.muggins:
+                text += f"; claimed {claim}: {true - claim} open to muggins"
+                if self.st.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER):
+                    self._miss(Miss(seq, counter, true - claim, self.st.game, hand.number))
+            else:
+                text += f"; claimed {claim}, corrected to {true}"
+        entry = self._entry(seq, event, text, counter, score=score)
+        if seat is None and self.st.phase is Phase.CRIB:
+            self._deal(hand.number + 1, (hand.dealer + 1) % self.n, hand.first_dealer)
+        return entry
+
+    # -- muggins, corrections, undo, next game ---------------------------------------------
+
+    def _on_muggins(self, seq: int, event: Muggins) -> Entry:
+        if not self.s.muggins:
+            raise MatchError("muggins is off in this match: a wrong claim is simply corrected")
+        self._in_hand()
+        claimant = self._seat(event.player)
+        target = seq_ref(event.seq, "seq", seq)
+        points = as_whole(event.points, "points claimed", 1, MAX_PLAY_POINTS)
+        victim = None if event.from_ is ABSENT else self._seat(event.from_, "from")
+        side = self.s.side_of(claimant)
+        open_here = [m for (s, _), m in self.st.misses.items() if s == target]
+        if victim is not None:
+            open_here = [m for m in open_here if m.player == victim]
+        if not open_here:
+            raise MatchError(self._why_no_miss(target, victim))
+        opposing = [m for m in open_here if self.s.side_of(m.player) != side]
+        if not opposing:
+            raise MatchError(f"{self.name(claimant)} cannot claim their own side's points")
+        if len(opposing) > 1:
+            raise MatchError(f"#{target} has several under-claims: say whose with from")
+        miss = opposing[0]
+        award = min(points, miss.points)
+        del self.st.misses[(miss.seq, miss.player)]
+        self.st.claimed.add((miss.seq, miss.player))
+        self._peg(claimant, award)
+        text = f"muggins! {self.name(claimant)} takes {award} {self.name(miss.player)} missed in #{target}"
+        if award < points:
+            text += f" (claimed {points}; only {miss.points} was missed)"
+        return self._entry(seq, event, text, claimant)
+
+    def _why_no_miss(self, target: int, victim: int | None) -> str:
+        """Why event ``target`` has no open miss (of ``victim``) to claim."""
+        entry = self.st.entries[target - 1]
+        if entry.voided or entry.type == "void":
+            return f"#{target} was undone" if entry.voided else f"#{target} is an undo"
+        if entry.type not in ("peg", "show", "crib") or "claimed" not in entry.event:
+            return f"#{target} has no claimed total to challenge (muggins needs the cards and a claim)"
+        made = {k for k in self.st.made_misses if k[0] == target and (victim is None or k[1] == victim)}
+        if not made:
+            who = f" by {self.name(victim)}" if victim is not None else ""
+            return f"nothing was missed{who} in #{target}: the claim was the full count"
+        if made <= self.st.claimed:
+            return f"the points missed in #{target} were already claimed"
+        return f"too late to claim #{target}: muggins is called in that hand, before the next one begins"
+
+    def _on_correction(self, seq: int, event: Correction) -> Entry:
+        hand = self._in_hand()
+        if given(event.player) == given(event.side):
+            raise MatchError("a correction names either a player or a side")
+        reason = read_reason(event.reason, required=True)
+        seat: int | None = None
+        if given(event.player):
+            seat = self._seat(event.player)
+            side = self.s.side_of(seat)
+        else:
+            side = as_whole(event.side, f"side (0 to {len(self.st.scores) - 1})", 0, len(self.st.scores) - 1)
+        points = as_whole(event.points, "correction points", -self.s.target, self.s.target)
+        if points == 0:
+            raise MatchError("a correction of 0 changes nothing")
+        if self.st.scores[side] + points < 0:
+            raise MatchError(
+                f"{self.side_name(side)} has {self.st.scores[side]}: a correction of {points} goes below 0"
+            )
+        self._touch(hand)
+        self._credit(side, points, seat)
+        who = self.name(seat) if seat is not None else self.side_name(side)
+        return self._entry(seq, event, f"correction: {who} {points:+d} ({reason})", seat)
+
+    def _on_next_game(self, seq: int, event: NextGame) -> Entry:
+        if self.st.phase is Phase.MATCH_OVER:
+            raise MatchError(f"the match is over: {self._match_words()}")
+        if self.st.phase is not Phase.GAME_OVER or self.st.result is None:
+            raise MatchError(f"game {self.st.game} is still being played")
+        dealer = self._next_first_dealer(self.st.result)
+        self.st.game += 1
+        self.st.scores = [0] * len(self.st.scores)
+        self.st.backs = [0] * len(self.st.scores)
+        self.st.result = None
+        self.st.misses.clear()
+        self._deal(1, dealer, dealer)
+        return self._entry(seq, event, f"game {self.st.game}: {self.name(dealer)} deals first")
+
+    def _next_first_dealer(self, result: GameResult) -> int:
+        """Who deals first in the game after the one ``result`` ended."""
+        previous = self._dealt().first_dealer
+        losers = [i for i in range(len(self.st.scores)) if i != result.winner]
+        low = min(self.st.scores[i] for i in losers)
+        last = {i for i in losers if self.st.scores[i] == low}
+        # The losing seat first to the left of the previous first dealer: with two players the
+        # loser, with three the lowest score, with partners the loser side's next player.
+        seats = [(previous + k) % self.n for k in range(1, self.n + 1)]
+        return next(seat for seat in seats if self.s.side_of(seat) in last)
+
+    def _on_void(self, seq: int, event: Void) -> Entry:
+        target = seq_ref(event.seq, "seq", seq)
+        reason = read_reason(event.reason, required=False)
+        old = self.st.entries[target - 1]
+        if old.type == "void":
+            raise MatchError(f"#{target} is an undo; to restore #{old.event['seq']}, enter it again")
+        if old.voided:
+            raise MatchError(f"#{target} was already undone by #{old.voided_by}")
+        voided = {**self.st.voided, target: seq}
+        fresh = Engine(self.s)
+        for k, (logged, entry) in enumerate(zip(self.st.log, self.st.entries, strict=True), 1):
+            if isinstance(logged, Void) or k in voided:
+                fresh.st.log.append(logged)
+                fresh.st.entries.append(replace(entry, voided_by=voided.get(k)))
+                continue
+            try:
+                fresh.apply(logged)
+            except MatchError as err:
+                raise MatchError(
+                    f"undoing #{target} would leave #{k} ({entry.text}) impossible: {err}; undo #{k} first"
+                ) from None
+        fresh.st.voided = voided
+        # The state becomes the replay's; this event's own tally stays empty: an undo pegs nothing.
+        self.st = fresh.st
+        text = f"undo #{target}: {old.text}" + (f" ({reason})" if reason else "")
+        return self._entry(seq, event, text)
+
+    # -- the board -------------------------------------------------------------------------
+
+    def _expected(self) -> tuple[str, ...]:
+        undo = ("void",) if any(not e.voided and e.type != "void" for e in self.st.entries) else ()
+        claims = ("muggins",) if self._open_misses() else ()
+        by_phase: dict[Phase, tuple[str, ...]] = {
+            Phase.CUT: ("cut",),
+            Phase.STARTER: ("starter", "peg", "show", "correction"),
+            Phase.PLAY: ("peg", "show", "correction"),
+            Phase.SHOW: ("show", "correction"),
+            Phase.CRIB: ("crib", "correction"),
+            Phase.GAME_OVER: ("next_game",),
+            Phase.MATCH_OVER: (),
+        }
+        return by_phase[self.st.phase] + claims + undo
+
+    def _open_misses(self) -> tuple[Miss, ...]:
+        hand = self.st.hand
+        if hand is None or self.st.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+            return ()
+        return tuple(
+            m for m in self.st.misses.values()
+            if m.hand == hand.number or (m.hand == hand.number - 1 and hand.events == 0)
+        )
+
+    def state(self) -> MatchState:
+        """The board after the whole log."""
+        hand = self.st.hand
+        showing = hand is not None and self.st.phase in (Phase.STARTER, Phase.PLAY, Phase.SHOW)
+        return MatchState(
+            phase=self.st.phase,
+            game=self.st.game,
+            hand=self.st.hand_number,
+            dealer=hand.dealer if hand is not None else None,
+            counting_order=hand.order if hand is not None else (),
+            counted=tuple(hand.counted) if hand is not None else (),
+            to_count=hand.order[len(hand.counted)] if hand is not None and showing else None,
+            starter=str(hand.starter) if hand is not None and hand.starter else None,
+            plays=tuple((seat, str(card)) for seat, card in hand.plays) if hand is not None else (),
+            scores=tuple(self.st.scores),
+            backs=tuple(self.st.backs),
+            cutting=self.st.cutting,
+            expected=self._expected(),
+            prompt=words.prompt(self.s, self.st),
+            result=self.st.result,
+            games=tuple(self.st.games),
+            games_won=tuple(self.st.games_won),
+            game_points=tuple(self.st.game_points),
+            match_winner=self.st.match_winner,
+            muggins_open=self._open_misses(),
+        )
+
+

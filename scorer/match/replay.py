@@ -1,0 +1,98 @@
+"""``Match``: a match replayed from its settings and its log, never changed in place."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from scorer.errors import MatchError
+from scorer.match.engine import Engine
+from scorer.match.events import parse_event
+from scorer.match.records import Entry, MatchState
+from scorer.match.settings import Settings
+from scorer.match.stats import PlayerStats, player_stats
+
+__all__ = ["Match"]
+
+
+class Match:
+    """A match replayed from its settings and events; immutable: ``apply`` returns a new one.
+
+    Raise ``MatchError`` naming the first event (by sequence number) that cannot be applied.
+    """
+
+    __slots__ = ("settings", "_engine")
+
+    settings: Settings
+    _engine: Engine
+
+    def __init__(
+        self, settings: Settings | Mapping[str, object], events: Iterable[Mapping[str, object]] = ()
+    ) -> None:
+        self.settings = settings if isinstance(settings, Settings) else Settings.from_json(settings)
+        self._engine = Engine(self.settings)
+        for seq, event in enumerate(events, 1):
+            try:
+                self._engine.apply(parse_event(event))
+            except MatchError as err:
+                kind = event.get("type") if isinstance(event, Mapping) else None
+                raise MatchError(f"event #{seq} ({kind}): {err}") from None
+
+    @classmethod
+    def replay(
+        cls, settings: Settings | Mapping[str, object], events: Iterable[Mapping[str, object]]
+    ) -> Match:
+        """Same as ``Match(settings, events)``."""
+        return cls(settings, events)
+
+    def apply(self, event: Mapping[str, object]) -> Match:
+        """A new match with ``event`` appended; raise ``MatchError`` (and change nothing) if refused."""
+        engine = self._engine.copy()
+        engine.apply(parse_event(event))
+        twin = Match.__new__(Match)
+        twin.settings = self.settings
+        twin._engine = engine
+        return twin
+
+    def check(self, event: Mapping[str, object]) -> None:
+        """Raise ``MatchError`` if ``event`` cannot be appended now; change nothing."""
+        self.apply(event)
+
+    @property
+    def events(self) -> tuple[Mapping[str, object], ...]:
+        """The log: every event as appended (plain JSON), voids and voided ones included."""
+        return tuple(event.raw for event in self._engine.st.log)
+
+    @property
+    def next_seq(self) -> int:
+        """The sequence number the next event will get."""
+        return len(self._engine.st.log) + 1
+
+    @property
+    def state(self) -> MatchState:
+        """The board after the whole log."""
+        return self._engine.state()
+
+    @property
+    def history(self) -> tuple[Entry, ...]:
+        """Every event with its effect, in log order (index ``seq - 1``)."""
+        return tuple(self._engine.st.entries)
+
+    def side_name(self, side: int) -> str:
+        """``"Ann"``, or ``"Ann & Cat"`` for a partnership."""
+        return self.settings.side_name(side)
+
+    def stats(self) -> tuple[PlayerStats, ...]:
+        """Per-player statistics from the effective events and the finished games."""
+        return player_stats(self.settings, self._engine.st.entries, self._engine.st.games)
+
+    def to_json(self) -> dict[str, object]:
+        """Everything the API serves: settings, board, history and statistics."""
+        return {
+            "settings": self.settings.to_json(),
+            "sides": [self.side_name(i) for i in range(len(self.settings.sides))],
+            "next_seq": self.next_seq,
+            "state": self.state.to_json(),
+            "history": [e.to_json() for e in self.history],
+            "stats": [p.to_json() for p in self.stats()],
+        }
+

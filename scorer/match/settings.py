@@ -1,0 +1,202 @@
+"""A match's settings: players, target, skunk rules, length, muggins, first dealer.
+
+``new_match_settings`` validates and normalises them into the JSON dict a store keeps;
+``Settings.from_json`` reads it back (the package docstring lists the keys).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from scorer.errors import MatchError
+from scorer.rules import CUSTOM, PRESETS, TARGETS, GameRules, as_whole, preset
+
+__all__ = ["LengthKind", "MatchLength", "Settings", "new_match_settings", "MAX_NAME_LENGTH", "MAX_BEST_OF",
+           "MAX_MATCH_POINTS"]
+
+MAX_NAME_LENGTH = 30
+"""Longest player name in characters: fits a phone's score line."""
+MAX_BEST_OF = 99
+"""Most games in a best-of match: a guard against typos."""
+MAX_MATCH_POINTS = 999
+"""Most game points a points match may run to: a guard against typos."""
+
+
+class LengthKind(Enum):
+    """How a match is decided."""
+
+    BEST_OF = "best_of"
+    """The first side to win a majority of N games (each win counts once)."""
+    POINTS = "points"
+    """The first side to reach N game points (skunks count as the preset says)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchLength:
+    """A match's length: best of ``count`` games, or first to ``count`` game points."""
+
+    kind: LengthKind
+    count: int
+
+    def to_json(self) -> dict[str, object]:
+        """``{"kind": "best_of", "games": 3}`` or ``{"kind": "points", "points": 7}``."""
+        key = "games" if self.kind is LengthKind.BEST_OF else "points"
+        return {"kind": self.kind.value, key: self.count}
+
+    @property
+    def wins_needed(self) -> int:
+        """Games a side must win in a best-of match."""
+        return self.count // 2 + 1
+
+    def describe(self) -> str:
+        """``"best of 3 games"`` or ``"first to 7 game points"``."""
+        if self.kind is LengthKind.BEST_OF:
+            return "a single game" if self.count == 1 else f"best of {self.count} games"
+        return f"first to {self.count} game points"
+
+
+def _read_length(data: object) -> MatchLength:
+    if data is None:
+        return MatchLength(LengthKind.BEST_OF, 1)
+    if not isinstance(data, Mapping):
+        raise MatchError(f"length must be like {{'kind': 'best_of', 'games': 3}}, not {data!r}")
+    kind = data.get("kind")
+    if kind == LengthKind.BEST_OF.value:
+        if set(data) != {"kind", "games"}:
+            raise MatchError(f"a best-of length has exactly kind and games: {dict(data)!r}")
+        games = as_whole(data["games"], "length games", 1, MAX_BEST_OF)
+        if games % 2 == 0:
+            raise MatchError(f"a best-of match needs an odd number of games, not {games}")
+        return MatchLength(LengthKind.BEST_OF, games)
+    if kind == LengthKind.POINTS.value:
+        if set(data) != {"kind", "points"}:
+            raise MatchError(f"a points length has exactly kind and points: {dict(data)!r}")
+        return MatchLength(LengthKind.POINTS, as_whole(data["points"], "length points", 1, MAX_MATCH_POINTS))
+    raise MatchError(f"length kind must be best_of or points, not {kind!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """A match's settings, fixed at creation."""
+
+    players: tuple[str, ...]
+    target: int
+    rules: GameRules
+    length: MatchLength
+    muggins: bool
+    first_dealer: int | None
+
+    @property
+    def partnerships(self) -> bool:
+        """Four players play as two partnerships."""
+        return len(self.players) == 4
+
+    @property
+    def sides(self) -> tuple[tuple[int, ...], ...]:
+        """The seats of each side: partners opposite with four players, else one seat each."""
+        if self.partnerships:
+            return ((0, 2), (1, 3))
+        return tuple((seat,) for seat in range(len(self.players)))
+
+    def side_of(self, seat: int) -> int:
+        """The side a seat plays for."""
+        return seat % 2 if self.partnerships else seat
+
+    def side_name(self, side: int) -> str:
+        """``"Ann"``, or ``"Ann & Cat"`` for a partnership."""
+        return " & ".join(self.players[seat] for seat in self.sides[side])
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> Settings:
+        """Read and validate settings; raise ``MatchError`` naming the first bad value."""
+        if not isinstance(data, Mapping):
+            raise MatchError(f"settings must be an object, not {data!r}")
+        known = {"players", "partnerships", "target", "preset", "custom", "length", "muggins", "first_dealer"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise MatchError(f"unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        raw_players = data.get("players")
+        if not isinstance(raw_players, list | tuple) or not 2 <= len(raw_players) <= 4:
+            raise MatchError(f"players must be a list of 2, 3 or 4 names, not {raw_players!r}")
+        players: list[str] = []
+        for i, name in enumerate(raw_players, 1):
+            if not isinstance(name, str) or not name.strip():
+                raise MatchError(f"player {i} needs a name, not {name!r}")
+            clean = " ".join(name.split())
+            if len(clean) > MAX_NAME_LENGTH:
+                raise MatchError(f"player {i}'s name is longer than {MAX_NAME_LENGTH} characters: {clean!r}")
+            if clean.casefold() in (p.casefold() for p in players):
+                raise MatchError(f"two players are called {clean!r}: give each a different name")
+            players.append(clean)
+        partnerships = data.get("partnerships", len(players) == 4)
+        if not isinstance(partnerships, bool):
+            raise MatchError(f"partnerships must be true or false, not {partnerships!r}")
+        if partnerships != (len(players) == 4):
+            raise MatchError(
+                "four players play in two partnerships (partners opposite), and only four do: "
+                f"got {len(players)} players with partnerships {str(partnerships).lower()}"
+            )
+        target = as_whole(data.get("target", 121), "target", min(TARGETS), max(TARGETS))
+        if target not in TARGETS:
+            raise MatchError(f"target must be 121 or 61 points, not {target!r}")
+        name = data.get("preset", "home")
+        custom = data.get("custom")
+        if name == CUSTOM:
+            if not isinstance(custom, Mapping):
+                raise MatchError("custom rules need their values: custom = {'plain': 1, 'lines': [...]}")
+            rules = GameRules.from_json(target, custom)
+        elif name in PRESETS:
+            if custom is not None:
+                raise MatchError(f"custom values go with preset 'custom', not {name!r}")
+            rules = preset(str(name), target)
+        else:
+            raise MatchError(f"unknown preset {name!r}: choose home, acc, lurch or custom")
+        length = _read_length(data.get("length"))
+        muggins = data.get("muggins", False)
+        if not isinstance(muggins, bool):
+            raise MatchError(f"muggins must be true or false, not {muggins!r}")
+        first = data.get("first_dealer")
+        first_dealer = None if first is None else as_whole(first, "first_dealer", 0, len(players) - 1)
+        return cls(tuple(players), target, rules, length, muggins, first_dealer)
+
+    def to_json(self) -> dict[str, object]:
+        """The normalised settings dict (what ``new_match_settings`` returns)."""
+        custom = None
+        if self.rules.name == CUSTOM:
+            custom = {"plain": self.rules.plain, "lines": [ln.to_json() for ln in self.rules.lines]}
+        return {
+            "players": list(self.players), "partnerships": self.partnerships, "target": self.target,
+            "preset": self.rules.name, "custom": custom, "length": self.length.to_json(),
+            "muggins": self.muggins, "first_dealer": self.first_dealer,
+        }
+
+
+def new_match_settings(
+    players: Sequence[str],
+    *,
+    target: int = 121,
+    preset: str = "home",
+    custom: Mapping[str, object] | None = None,
+    length: Mapping[str, object] | None = None,
+    muggins: bool = False,
+    first_dealer: int | None = None,
+    partnerships: bool | None = None,
+) -> dict[str, object]:
+    """Validated, normalised settings for a new match (see the module docstring).
+
+    >>> new_match_settings(["Ann", "Bob", "Cat", "Dan"], target=61)["partnerships"]
+    True
+    >>> new_match_settings(["Ann", "ann"])
+    Traceback (most recent call last):
+    ...
+    scorer.errors.MatchError: two players are called 'ann': give each a different name
+    """
+    data: dict[str, object] = {
+        "players": list(players), "target": target, "preset": preset, "custom": custom,
+        "length": length, "muggins": muggins, "first_dealer": first_dealer,
+    }
+    if partnerships is not None:
+        data["partnerships"] = partnerships
+    return Settings.from_json(data).to_json()
