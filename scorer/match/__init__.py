@@ -147,6 +147,11 @@ sequence number ``match.next_seq``. Undo re-replays the log, so it costs one rep
   (``FinishedGame``: number, first dealer, hands, final scores, result), ``games_won``,
   ``game_points``, ``match_winner`` (a side or None) and ``muggins_open`` (``Miss``: seq,
   player, points).
+* what a screen asks of the hand (not in ``to_json``): ``next_to_play`` (the seat whose card
+  comes next by turn order, passing players with no card left; a go is not logged),
+  ``next_dealer`` (the next hand's dealer, or the next game's first dealer once a game is won),
+  ``cards_left`` and ``known_hands`` (per seat: cards not yet played, cards of the hand played
+  or shown) and ``played_by(seat)``.
 
 ``match.history`` has one ``Entry`` per logged event, index ``seq - 1``: ``seq``, ``event``,
 ``type``, ``game``, ``hand``, ``player``, ``points`` (per seat, what the event scored before
@@ -158,6 +163,17 @@ awards, players by name) and ``voided_by`` (the undo's seq). ``match.stats()`` g
 highest hand, points pegged per hand played, muggins points taken, games won, skunks given
 and received. ``match.to_json()`` is ``{"settings", "sides", "next_seq", "state",
 "history", "stats"}``, every part from the ``to_json`` of these records.
+
+Layout
+------
+
+``events`` (an event class per type; ``parse_event`` reads a dict once, at the edge),
+``settings`` (``Settings``, ``new_match_settings``), ``records`` (``Phase``, ``MatchState``,
+``Entry``, ``Miss``, ``FinishedGame``), ``state`` (the engine's state in one dataclass and
+``copy_whole``), ``engine`` (``Engine``: applies an event, dispatching on its class; muggins;
+undo by replay), ``words`` (the English of results, prompts and claims), ``stats``
+(``PlayerStats``) and ``replay`` (``Match``). Rule facts (hand size, seat letters, show
+limits) come from ``scorer.rules``.
 """
 
 from __future__ import annotations

@@ -750,6 +750,38 @@ class Engine:
             game_points=tuple(self.st.game_points),
             match_winner=self.st.match_winner,
             muggins_open=self._open_misses(),
+            next_to_play=self._next_to_play(),
+            next_dealer=self._next_dealer(),
+            cards_left=tuple(
+                HAND_SIZE - sum(1 for seat, _ in hand.plays if seat == who) for who in range(self.n)
+            ) if hand is not None else (),
+            known_hands=tuple(
+                tuple(str(card) for card, owner in hand.owners.items() if owner == who)
+                for who in range(self.n)
+            ) if hand is not None else (),
         )
+
+    def _next_to_play(self) -> int | None:
+        hand = self.st.hand
+        if hand is None or self.st.phase not in (Phase.STARTER, Phase.PLAY):
+            return None
+        if len(hand.plays) >= HAND_SIZE * self.n:
+            return None
+        if not hand.plays:
+            return hand.order[0]
+        played = Counter(seat for seat, _ in hand.plays)
+        last = hand.plays[-1][0]
+        # Someone still holds a card (the play is not complete), so this finds a seat.
+        return next(
+            seat for seat in ((last + k) % self.n for k in range(1, self.n + 1)) if played[seat] < HAND_SIZE
+        )
+
+    def _next_dealer(self) -> int | None:
+        hand = self.st.hand
+        if hand is None or self.st.phase is Phase.MATCH_OVER:
+            return None
+        if self.st.phase is Phase.GAME_OVER and self.st.result is not None:
+            return self._next_first_dealer(self.st.result)
+        return (hand.dealer + 1) % self.n
 
 

@@ -123,6 +123,8 @@ class MatchState:
     the side's last move). ``counting_order`` lists the seats that count this hand, left of
     the dealer first and the dealer last; ``to_count`` is the next of them (None once the crib
     is due or outside the show). ``expected`` lists the event types accepted now.
+    ``next_to_play``, ``next_dealer``, ``cards_left``, ``known_hands`` and ``played_by`` answer
+    what a screen asks of the hand (not part of ``to_json``, which the API keeps as it was).
     """
 
     phase: Phase
@@ -145,11 +147,26 @@ class MatchState:
     game_points: tuple[int, ...]
     match_winner: int | None
     muggins_open: tuple[Miss, ...]
+    next_to_play: int | None = None
+    """The seat whose card comes next in the play: the dealer's left leads, then round the table
+    after the last card played, passing players with no card left. A go is not logged, so when a
+    player cannot play the turn moves past them; None outside the play or once it is complete."""
+    next_dealer: int | None = None
+    """Who deals next: the next hand's dealer (the deal passes left), or once a game is won the
+    next game's first dealer (the loser, RULES.md); None while cutting and once the match is won."""
+    cards_left: tuple[int, ...] = ()
+    """Per seat, the cards of the hand not yet played (entered as cards) in this hand's play."""
+    known_hands: tuple[tuple[str, ...], ...] = ()
+    """Per seat, the cards of the hand known so far this hand: those played, then those shown."""
 
     @property
     def crib_owner(self) -> int | None:
         """The crib is the dealer's."""
         return self.dealer
+
+    def played_by(self, seat: int) -> tuple[str, ...]:
+        """The cards ``seat`` has played this hand, in order."""
+        return tuple(card for who, card in self.plays if who == seat)
 
     def to_json(self) -> dict[str, object]:
         """The API's JSON of the board."""
