@@ -6,7 +6,9 @@
     python -m scorer discard 5H 5C 5S JD 2C 9D [--dealer] [--players 2|3|4] [--json]
 
 ``--json`` prints the same JSON as the web API. Bad input, whether a bad card, an illegal play
-or a wrong option, prints one line on stderr and exits with status 2.
+or a wrong option, prints one line on stderr and exits with status 2. When the reader of the
+output goes away (``| head -1``), the command stops quietly with status 141 (128 + SIGPIPE), as
+a shell tool killed by the broken pipe would.
 
 The numpy modules (``tables``, ``discard``) are imported only by the subcommands that use them,
 so ``show`` and ``peg`` start fast.
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -25,10 +29,12 @@ from scorer.errors import CardError
 from scorer.pegging import PegEvent, score_pegging
 from scorer.show import ScoreKind, score_show
 
-__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_BAD_INPUT"]
+__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE"]
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
+"""The status a shell reports for a tool the closed pipe stopped (141)."""
 """Exit status for bad input, the same as argparse's own usage errors."""
 
 _SHOW_CARDS = 5
@@ -108,7 +114,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except SystemExit as e:  # --help prints and exits 0
         return e.code if isinstance(e.code, int) else EXIT_OK
-    print(text)
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader closed the pipe: nothing more can be said. Point stdout at devnull so the
+        # interpreter's last flush at exit does not raise (and print a traceback) again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     return EXIT_OK
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from scorer.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from scorer.cli import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_OK, main
 from scorer.show import score_show
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,6 +61,23 @@ def test_module_reports_an_unknown_subcommand_on_one_line() -> None:
     proc = run_module("-m", "scorer", "count", "5H")
     assert proc.returncode == EXIT_BAD_INPUT
     assert "invalid choice: 'count'" in one_line(proc.stderr)
+
+
+@pytest.mark.parametrize("args", [
+    ("stats", "--json"), ("stats",), ("show", "5H", "5C", "5S", "JD", "5D", "--json"),
+])
+def test_module_stops_quietly_when_the_reader_closes_the_pipe(args: tuple[str, ...]) -> None:
+    # The reader (like `| head -c 10`) is gone before the command writes: the write meets a
+    # closed pipe every time, not only when the output outgrows the pipe's buffer.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scorer", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert err == b""  # no traceback, no "Exception ignored" at exit
+    assert proc.returncode == EXIT_BROKEN_PIPE
+
 
 
 # ---- show ----------------------------------------------------------------------------------

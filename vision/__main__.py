@@ -1,12 +1,15 @@
 """Command line: `python -m vision PHOTO [--json]`.
 
 Prints each card found with its confidence (or the same as JSON with --json) and any
-warnings. Bad input prints a one-line message on stderr and exits with status 2.
+warnings. Bad input prints a one-line message on stderr and exits with status 2. When the reader
+of the output goes away (``| head``), it stops quietly with status 141 (128 + SIGPIPE).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -36,4 +39,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader closed the pipe; devnull takes the interpreter's last flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 128 + signal.SIGPIPE
+    sys.exit(status)
