@@ -1,4 +1,4 @@
-"""Rule facts of the table, and skunk lines and game points: what a won game is worth (docs/RULES.md, "Skunks").
+"""Rule facts of the table, and skunk lines and game points (docs/RULES.md, "Skunks").
 
 The facts every layer shares live here once: ``HAND_SIZE`` (the four-card hand), ``SEAT_LETTERS``
 (seat labels A B C D), ``MAX_SHOW_POINTS`` and ``IMPOSSIBLE_SHOW_POINTS`` (what a show can
@@ -69,7 +69,7 @@ MAX_SHOW_POINTS = 29
 """The top hand or crib (5-5-5-J with the fourth 5 of the jack's suit)."""
 
 IMPOSSIBLE_SHOW_POINTS = frozenset({19, 25, 26, 27})
-"""Show totals no hand or crib can make (RULES.md)."""
+"""Show totals no hand or crib can make (docs/RULES.md)."""
 
 TARGETS = (121, 61)
 """The two game lengths in points: "twice around" and "once around" the board."""

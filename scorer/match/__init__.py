@@ -1,4 +1,4 @@
-"""A match of cribbage as an append-only log of events, replayed to its state (RULES.md).
+"""A match of cribbage as an append-only log of events, replayed to its state (docs/RULES.md).
 
 Nothing here knows of HTTP or databases: a store keeps the settings and the events (plain JSON
 dicts, each with its 1-based sequence number, its position in the log) and the web layer
@@ -61,7 +61,7 @@ Events
 
 Every event is a dict with a ``"type"``; unknown keys are refused so a typo never passes
 silently. ``player`` is a seat number; ``seq`` names an earlier event by its sequence number.
-Cards are text (``"5H 5C 5S JD"``) or lists of tokens, in the notation of RULES.md.
+Cards are text (``"5H 5C 5S JD"``) or lists of tokens, in the notation of docs/RULES.md.
 
 ``cut``: ``{"cards": ["5H", "KD"]}``, one card per seat, when ``first_dealer`` is null. The
     lowest rank deals (ace low); when several tie for lowest, exactly those players cut again

@@ -153,7 +153,7 @@ class MatchState:
     player cannot play the turn moves past them; None outside the play or once it is complete."""
     next_dealer: int | None = None
     """Who deals next: the next hand's dealer (the deal passes left), or once a game is won the
-    next game's first dealer (the loser, RULES.md); None while cutting and once the match is won."""
+    next game's first dealer (the loser, docs/RULES.md); None while cutting and once the match is won."""
     cards_left: tuple[int, ...] = ()
     """Per seat, the cards of the hand not yet played (entered as cards) in this hand's play."""
     known_hands: tuple[tuple[str, ...], ...] = ()
