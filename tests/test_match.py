@@ -534,12 +534,13 @@ def test_number_pegging_is_bounded_per_hand() -> None:
 
 def test_plays_can_be_entered_card_by_card() -> None:
     whole = run(two(), {"type": "starter", "card": "2D"},
-                {"type": "peg", "plays": "Bob:4S Ann:6H Bob:5D Ann:3C Bob:4D Ann:KC Bob:TH Ann:9S"})
+                {"type": "peg", "plays": "Bob:4S Ann:6H Bob:5D Ann:3C Bob:4D Ann:KC Bob:TH Ann:QC"})
     by_card = run(two(), {"type": "starter", "card": "2D"})
-    for play in [[1, "4S"], [0, "6H"], [1, "5D"], [0, "3C"], [1, "4D"], [0, "KC"], [1, "TH"], [0, "9S"]]:
+    for play in [[1, "4S"], [0, "6H"], [1, "5D"], [0, "3C"], [1, "4D"], [0, "KC"], [1, "TH"], [0, "QC"]]:
         by_card = by_card.apply({"type": "peg", "plays": [play]})
     # docs/RULES.md's example: 4, 6, 5 (15 and run of 3: Bob 5), 3 (run of 4: Ann 4), 4 (run of 4:
-    # Bob 4) at 22; KC passes 31, so Bob's go 1; then 10, 20, 29 and Ann's last card 1.
+    # Bob 4) at 22; KC passes 31, so Bob's go 1; then 10, 20, 30 and Ann's last card 1. (Ann holds
+    # no card of 9 or less then: a 9 would make 31 at 22, and she would have to play it.)
     assert whole.state.scores == by_card.state.scores == (5, 10)
     assert [e.points for e in by_card.history[1:]] == [
         (0, 0), (0, 0), (0, 5), (4, 0), (0, 4), (0, 1), (0, 0), (1, 0),

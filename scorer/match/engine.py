@@ -39,6 +39,7 @@ from scorer.match.events import (
 from scorer.match.records import Entry, FinishedGame, MatchState, Miss, Phase
 from scorer.match.settings import LengthKind, Settings
 from scorer.match.state import CRIB, STARTER, EngineState, HandState, Owner, copy_whole
+from scorer.match.turns import check_turns
 from scorer.pegging import PegEvent, parse_plays, score_pegging
 from scorer.rules import (
     HAND_SIZE,
@@ -417,8 +418,9 @@ class Engine:
             held = sum(1 for owner in hand.owners.values() if owner == seat)
             if held > HAND_SIZE:
                 raise MatchError(f"{self.name(seat)} has only {HAND_SIZE} cards to play")
-        claims = self._read_claims(None if event.claimed is ABSENT else event.claimed)
         everything = hand.plays + new
+        check_turns(everything, hand.order, self.s.players)
+        claims = self._read_claims(None if event.claimed is ABSENT else event.claimed)
         try:
             pegging = score_pegging(
                 [(str(seat), card) for seat, card in everything], complete=len(everything) == total

@@ -13,7 +13,10 @@ from scorer.match.settings import LengthKind, Settings
 from scorer.match.state import CRIB, STARTER, EngineState, Owner
 from scorer.rules import HAND_SIZE, GameResult, SkunkKind
 
-__all__ = ["result_words", "match_words", "owner_words", "claim_notes", "prompt"]
+__all__ = [
+    "result_words", "match_words", "owner_words", "claim_notes", "prompt", "cards_held", "cannot_go",
+    "played_after_go", "wrong_lead",
+]
 
 
 def result_words(s: Settings, result: GameResult) -> str:
@@ -75,3 +78,36 @@ def prompt(s: Settings, st: EngineState) -> str:
     if st.phase is Phase.SHOW:
         return where + f"{name[hand.order[len(hand.counted)]]} to count"
     return where + f"{name[hand.dealer]} to count the crib"
+
+
+def cards_held(count: int) -> str:
+    """``"1 card"`` or ``"4 cards"``."""
+    return f"{count} card" if count == 1 else f"{count} cards"
+
+
+def cannot_go(name: str, count: int, held: int, player: str, card: str) -> str:
+    """A player passed over while every card they could hold fits (docs/RULES.md, "The play")."""
+    every = "it fits" if held == 1 else "every card fits"
+    return (
+        f"{name} could not have said go at {count}: {name} still holds {cards_held(held)} and {every} "
+        f"under 31 (a card is worth at most 10). It was {name}'s turn, not {player}'s ({card})."
+    )
+
+
+def played_after_go(name: str, card: str, count: int, value: int) -> str:
+    """A card that would have fitted when its player said go earlier this hand."""
+    return (
+        f"{name} could not have played {card}: {name} said go at {count}, yet {card} would have made "
+        f"{count + value} there, and a player who holds a card that fits must play it."
+    )
+
+
+def wrong_lead(due: str, player: str, count: int, last: str, out: Sequence[str]) -> str:
+    """A new count led by someone other than the next player after the last card's."""
+    if count == 31:
+        why = f"after 31 the next player after {last}, who made it, leads the new count"
+    else:
+        why = f"nobody could play on {count}, so the next player after {last}, who played last, leads"
+    gone = f" ({' and '.join(out)} {'has' if len(out) == 1 else 'have'} no cards left)" if out else ""
+    return f"it was {due}'s lead, not {player}'s: {why}{gone}."
+
