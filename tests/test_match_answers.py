@@ -78,6 +78,9 @@ def test_nobody_plays_outside_the_play() -> None:
 def test_a_show_makes_the_whole_hand_known() -> None:
     m = run(table(2), {"type": "starter", "card": "5D"}, plays("Bob:TS Ann:5H"))
     assert m.state.known_hands == (("5H",), ("TS",))
+    # The rest of the play is pegged as a number (Bob's last card), so its cards stay unknown and
+    # the show may follow; a play entered only by its cards must be finished first.
+    m = run(m, {"type": "peg", "player": 1, "points": 1})
     m = run(m, {"type": "show", "player": 1, "hand": "TS 5C 5S JD"})
     assert m.state.known_hands == (("5H",), ("TS", "5C", "5S", "JD"))
     assert m.state.cards_left == (3, 3)  # cards of the play not entered as played

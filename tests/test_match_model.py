@@ -125,6 +125,8 @@ SETTINGS = Settings.from_json(new_match_settings(["Ann", "Bob"], first_dealer=0,
 LOG: list[Event] = [
     {"type": "starter", "card": "5D"},
     {"type": "peg", "plays": "Bob:TS Ann:5H", "claimed": [0, 0]},  # Ann's fifteen 2, claimed 0
+    # 20 (Bob's pair 2) 21 26 28, Bob's go at 28, 31 (Ann 2) | 10, Bob's last card 1
+    {"type": "peg", "plays": "Bob:5C Ann:AH Bob:5S Ann:2H Ann:3H Bob:JD"},
     {"type": "muggins", "player": 1, "seq": 2, "points": 2},
     {"type": "show", "player": 1, "hand": "TS 5C 5S JD", "claimed": 10},  # 21 (see test_match)
 ]
@@ -140,9 +142,9 @@ def _snapshot(state: EngineState) -> dict[str, object]:
 
 @pytest.mark.parametrize("event", [
     {"type": "correction", "player": 0, "points": 3, "reason": "fix"},
-    {"type": "muggins", "player": 0, "seq": 4, "points": 11},
+    {"type": "muggins", "player": 0, "seq": 5, "points": 11},
     {"type": "peg", "plays": "Bob:5C"},  # refused (the show has begun), after nothing moved
-    {"type": "void", "seq": 3},  # replaces the state with a replay
+    {"type": "void", "seq": 4},  # replaces the state with a replay
     {"type": "void", "seq": 2},  # refused: the muggins #3 would have nothing to claim
 ])
 def test_applying_an_event_leaves_every_field_of_the_earlier_state_as_it_was(event: Event) -> None:

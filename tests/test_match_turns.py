@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from scorer.errors import MatchError
-from scorer.match import Match, new_match_settings
+from scorer.match import Match, Phase, new_match_settings
 
 Event = dict[str, object]
 
@@ -113,3 +113,43 @@ def test_the_play_is_led_from_the_dealers_left() -> None:
         "Bob leads the play (the player on the dealer's left), not Cat"
     )
 
+
+# ------------------------------------------------------------------ the show waits for the play
+
+# Ann deals, the 5D turned (hand 1 of tests/data/games/two_players_121.txt): counts 10 13 18 20
+# 25 31 (Ann 31, 2) | 10 14, and Ann's 4H is the last card (1).
+SEVEN = "Bob:TS Ann:3C Bob:5H Ann:2C Bob:5C Ann:6S Bob:JD"
+
+
+def test_a_show_before_the_last_card_is_refused() -> None:
+    m = table(2).apply(plays(SEVEN))
+    message = (
+        "the play is not finished: Ann's last card is still to play "
+        "(enter the rest of the play first: its go and last-card points are due)"
+    )
+    assert refused(m, {"type": "show", "player": 1, "hand": "5H 5C TS JD"}) == message
+    assert refused(m, {"type": "show", "player": 1, "points": 21}) == message
+    done = m.apply(plays("Ann:4H"))
+    assert done.state.scores == (3, 0)
+    shown = done.apply({"type": "show", "player": 1, "hand": "5H 5C TS JD"})
+    assert shown.state.phase is Phase.SHOW and shown.state.scores == (3, 21)
+
+
+def test_a_show_that_holds_the_missing_card_names_it() -> None:
+    # Bob AS 1, Ann KH 11, Bob 2S 13, Ann QH 23; Bob says go (9S, TS), Ann 8H 31 (2); Bob leads 9S,
+    # Ann JH 19, Bob TS 29: run 9-T-J (3) and the last card (1). Bob's show holds the TS not played.
+    m = table(2).apply(plays("Bob:AS Ann:KH Bob:2S Ann:QH Ann:8H Bob:9S Ann:JH"))
+    assert refused(m, {"type": "show", "player": 1, "hand": "AS 2S 9S TS"}) == (
+        "the play is not finished: Bob's TS is still to play (enter Bob:TS as the play first, then the show)"
+    )
+    done = m.apply(plays("Bob:TS"))
+    assert done.state.scores == (2, 4)
+    assert done.apply({"type": "show", "player": 1, "hand": "AS 2S 9S TS"}).state.phase is Phase.SHOW
+
+
+def test_a_play_pegged_by_numbers_still_takes_its_shows() -> None:
+    m = table(2).apply({"type": "peg", "player": 0, "points": 3})
+    assert m.apply({"type": "show", "player": 1, "points": 21}).state.scores == (3, 21)
+    # Part of the play by cards, the rest as a number: the players' own count, taken as it comes.
+    m = table(2).apply(plays("Bob:TS Ann:3C")).apply({"type": "peg", "player": 0, "points": 1})
+    assert m.apply({"type": "show", "player": 1, "hand": "TS 5H 5C JD"}).state.phase is Phase.SHOW

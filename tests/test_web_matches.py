@@ -81,13 +81,18 @@ def test_a_hand_scored_from_cards(client: FlaskClient) -> None:
     for who, card in (("1", "5H"), ("0", "TS"), ("1", "5C"), ("0", "5S")):
         assert send(client, token, "play", who=who, tap=card).status_code == 303
     assert scores(client, token) == (4, 0)
-    # Bob's two played cards are already in his hand; two taps finish it (a draft, nothing stored).
+    # At 25 Bob plays 4D (29) and nobody can play on: Bob's go (1); Ann leads KS, Bob 6D, Ann QS
+    # (26) and the last card (1). The show waits for the whole play.
+    for who, card in (("1", "4D"), ("0", "KS"), ("1", "6D"), ("0", "QS")):
+        assert send(client, token, "play", who=who, tap=card).status_code == 303
+    assert scores(client, token) == (5, 1)
+    # Bob's played cards are already in his hand; a tap finishes it (a draft, nothing stored).
     draft = send(client, token, "show", cards="5H 5C 4D", tap="6D")
     assert draft.status_code == 303 and "cards=5H-5C-4D-6D" in draft.headers["Location"]
     preview = client.get(draft.headers["Location"])
     assert text_of(preview, "score-button") == "Peg 23 for Bob"
     assert send(client, token, "show", cards="5H 5C 4D 6D", op="score").status_code == 303
-    assert scores(client, token) == (4, 23)
+    assert scores(client, token) == (5, 24)
     assert text_of(client.get(f"/m/{token}"), "prompt") == "Game 1, hand 1: Ann to count"
 
 

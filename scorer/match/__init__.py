@@ -16,19 +16,25 @@ Quick tour
 >>> m = m.apply({"type": "peg", "plays": "Bob:5H Ann:TS Bob:5C Ann:5S"})  # Ann 15-2, pair 2
 >>> m.state.scores
 (6, 0)
+>>> m.check({"type": "show", "player": 1, "hand": "5H 5C 4D 6D"})
+Traceback (most recent call last):
+...
+scorer.errors.MatchError: the play is not finished: Bob's 4D 6D are still to play; Ann's last 2 cards \
+are still to play (enter the rest of the play first: its go and last-card points are due)
+>>> m = m.apply({"type": "peg", "plays": "Bob:4D Ann:KS Bob:6D Ann:QS"})  # Bob's go 1, Ann's last 1
 >>> m = m.apply({"type": "show", "player": 1, "hand": "5H 5C 4D 6D"})
 >>> m.history[-1].text
 "Bob's hand 5H 5C 4D 6D with JD: 16 (fifteen two, fifteen four, fifteen six, fifteen eight and a \
 double run of three is sixteen)"
 >>> m.state.scores, m.state.backs, m.state.to_count
-((6, 16), (2, 0), 0)
+((7, 17), (6, 1), 0)
 >>> m.check({"type": "crib", "points": 4})
 Traceback (most recent call last):
 ...
 scorer.errors.MatchError: the crib is counted after every hand: Ann counts next
->>> m = m.apply({"type": "void", "seq": 3, "reason": "wrong hand"})
->>> m.state.scores, m.history[2].voided_by
-((6, 0), 4)
+>>> m = m.apply({"type": "void", "seq": 4, "reason": "wrong hand"})
+>>> m.state.scores, m.history[3].voided_by
+((7, 1), 5)
 
 Settings
 --------
@@ -76,13 +82,18 @@ Cards are text (``"5H 5C 5S JD"``) or lists of tokens, in the notation of docs/R
     case-insensitive, or seat letters A B C D) or ``{"plays": [[0, "5H"], [1, "TS"]]}``.
     Plays entered over several events are one play: each event scores only its new cards
     (and a go earned by the card before them). The first card must be led by the player on
-    the dealer's left; after all 4 cards of every player the last card pegs 1.
+    the dealer's left; after all 4 cards of every player the last card pegs 1. The turn order
+    is checked (``scorer.match.turns``): a player still holding a card may be passed over only
+    above 21, and a go binds the cards they play later; after a go or 31 the next player after
+    the one who played last leads.
     ``"claimed": [null, 3]`` (one entry per seat) is what each player pegged for these cards,
     for muggins.
 ``show``: ``{"player": 1, "hand": "5H 5C 5S JD"}`` counted by the engine with the hand's
     starter, optionally ``"claimed": 27`` (what the player announced), or
     ``{"player": 1, "points": 8}`` when the cards are not entered. Hands count in order: the
-    player on the dealer's left first, round to the dealer. The first show ends the play.
+    player on the dealer's left first, round to the dealer. The first show ends the play; it is
+    refused while a play entered by its cards lacks some (naming them when the show holds them),
+    unless part of that hand's play was pegged as a number.
 ``crib``: ``{"hand": "2C 3C KD QH"}`` (crib rules: only a five-card flush) or
     ``{"points": 4}``, after every hand; ``"player"`` may be given and must be the dealer.
     The crib ends the hand: the deal passes left.
@@ -171,8 +182,9 @@ Layout
 ``settings`` (``Settings``, ``new_match_settings``), ``records`` (``Phase``, ``MatchState``,
 ``Entry``, ``Miss``, ``FinishedGame``), ``state`` (the engine's state in one dataclass and
 ``copy_whole``), ``engine`` (``Engine``: applies an event, dispatching on its class; muggins;
-undo by replay), ``words`` (the English of results, prompts and claims), ``stats``
-(``PlayerStats``) and ``replay`` (``Match``). Rule facts (hand size, seat letters, show
+undo by replay), ``turns`` (the play's turn order, checked on the cards as entered),
+``words`` (the English of results, prompts and claims), ``stats`` (``PlayerStats``) and
+``replay`` (``Match``). Rule facts (hand size, seat letters, show
 limits) come from ``scorer.rules``.
 """
 

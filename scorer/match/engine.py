@@ -354,6 +354,7 @@ class Engine:
             )
         self._touch(hand)
         self.st.phase = Phase.PLAY
+        hand.by_points = True
         hand.pegged[seat] = hand.pegged.get(seat, 0) + points
         self._peg(seat, points)
         return self._entry(seq, event, f"{self.name(seat)} pegs {points}", seat)
@@ -535,7 +536,32 @@ class Engine:
                 f"{self.name(due)} counts next: the player on the dealer's left counts first, "
                 "the dealer last"
             )
+        self._play_over(event, hand, seat)
         return self._count(seq, event, hand, seat, f"{who}'s hand")
+
+    def _play_over(self, event: Show, hand: HandState, seat: int) -> None:
+        """Refuse the first show while a play entered by its cards still lacks some of them.
+
+        The missing cards carry the go and last-card points. A play pegged (even partly) by
+        numbers is the players' own count: its shows are taken as they come.
+        """
+        total = HAND_SIZE * self.n
+        if not hand.plays or len(hand.plays) >= total or hand.by_points:
+            return
+        played = Counter(who for who, _ in hand.plays)
+        left = {s: HAND_SIZE - played[s] for s in hand.order if played[s] < HAND_SIZE}
+        shown: dict[int, list[str]] = {}
+        if given(event.hand) and seat in left:
+            try:
+                cards = read_cards(event.hand, HAND_SIZE, "")
+            except MatchError:
+                cards = []
+            unplayed = [str(c) for c in cards if c not in hand.owners]
+            for card in cards:  # a card seen elsewhere in the deal is the plainer mistake: name it first
+                self._own(hand, card, seat)
+            if len(unplayed) == left[seat]:
+                shown[seat] = unplayed
+        raise MatchError(words.unfinished_play(self.s, left, shown))
 
     def _on_crib(self, seq: int, event: Crib) -> Entry:
         hand = self._in_hand()

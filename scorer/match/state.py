@@ -45,6 +45,7 @@ class HandState:
     counted: list[int] = field(default_factory=list)
     pegged: dict[int, int] = field(default_factory=dict)
     events: int = 0
+    by_points: bool = False  # some of the play was pegged as numbers: its cards are not all entered
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from scorer.rules import HAND_SIZE, GameResult, SkunkKind
 
 __all__ = [
     "result_words", "match_words", "owner_words", "claim_notes", "prompt", "cards_held", "cannot_go",
-    "played_after_go", "wrong_lead",
+    "played_after_go", "wrong_lead", "unfinished_play",
 ]
 
 
@@ -111,3 +111,20 @@ def wrong_lead(due: str, player: str, count: int, last: str, out: Sequence[str])
     gone = f" ({' and '.join(out)} {'has' if len(out) == 1 else 'have'} no cards left)" if out else ""
     return f"it was {due}'s lead, not {player}'s: {why}{gone}."
 
+
+def unfinished_play(s: Settings, left: Mapping[int, int], shown: Mapping[int, Sequence[str]]) -> str:
+    """Why a show must wait: whose cards are still to play, by card where the show names them."""
+    parts = []
+    for seat, count in left.items():
+        cards = shown.get(seat, ())
+        if len(cards) == count:
+            verb = "is" if count == 1 else "are"
+            parts.append(f"{s.players[seat]}'s {' '.join(cards)} {verb} still to play")
+        else:
+            last = "last card is" if count == 1 else f"last {count} cards are"
+            parts.append(f"{s.players[seat]}'s {last} still to play")
+    certain = [f"{s.players[seat]}:{card}" for seat, cards in shown.items() for card in cards]
+    text = "the play is not finished: " + "; ".join(parts)
+    if certain and len(certain) == sum(left.values()):
+        return text + f" (enter {' '.join(certain)} as the play first, then the show)"
+    return text + " (enter the rest of the play first: its go and last-card points are due)"
