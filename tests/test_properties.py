@@ -1,14 +1,18 @@
-"""Properties of the show and the notation that must hold for every deal (Hypothesis)."""
+"""Properties that must hold for every deal (Hypothesis): the show, the notation, the play's turns."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer.cards import DECK, Card, Rank, parse_cards
+from scorer.errors import MatchError
+from scorer.match import Match, Phase, new_match_settings
 from scorer.show import Score, ScoreKind, score_show
 from scorer.tables import score_many
 
@@ -102,3 +106,160 @@ def test_score_show_agrees_with_score_many(batch: list[list[Card]], crib: bool) 
     fast = score_many(hands, starters, crib=crib)
     slow = [score_show(deal[:4], deal[4], crib=crib).total for deal in batch]
     assert fast.tolist() == slow
+
+
+# ------------------------------------------------------------------- the play's turn order
+#
+# An independent model of the play (docs/RULES.md, "The play"), written here from the rules and
+# sharing no code with the engine: the player on the dealer's left leads; the player to the left
+# plays next; a player who holds a card that keeps the count at 31 or less must play one, and one
+# who holds none says go; when nobody can play the count starts again, led by the next player
+# after the one who played last (passing players with no cards left).
+
+RULE_PLAYS = settings(max_examples=120, deadline=None, database=None)
+NAMES = ("Ann", "Bob", "Cat", "Dan")
+Play = tuple[int, Card]
+
+
+def _fits(count: int, card: Card) -> bool:
+    return count + card.value <= 31
+
+
+def _legal_play(hands: dict[int, list[Card]], order: list[int], rnd: random.Random) -> list[Play]:
+    """A play by the rules: each player in turn plays a random card that fits, or says go."""
+    held = {seat: list(cards) for seat, cards in hands.items()}
+    plays: list[Play] = []
+    count, at, last = 0, 0, -1  # ``at``: position in ``order`` of the player whose turn it is
+    while any(held.values()):
+        if not any(_fits(count, c) for cards in held.values() for c in cards):
+            count, at = 0, last + 1  # nobody can play: the next after the last to play leads
+            continue
+        seat = order[at % len(order)]
+        fitting = [c for c in held[seat] if _fits(count, c)]
+        if fitting:
+            card = rnd.choice(fitting)
+            held[seat].remove(card)
+            plays.append((seat, card))
+            count += card.value
+            last = at % len(order)
+        at += 1
+    return plays
+
+
+def _is_legal(plays: list[Play], order: list[int]) -> bool:
+    """Whether ``plays`` is a play the rules allow for the hands its own labels give."""
+    held: dict[int, list[Card]] = {seat: [] for seat in order}
+    for seat, card in plays:
+        held[seat].append(card)
+    if any(len(cards) != 4 for cards in held.values()):
+        return False
+    count, at, last = 0, 0, -1
+    for seat, card in plays:
+        able = [order[(at + k) % len(order)] for k in range(len(order))]
+        able = [s for s in able if any(_fits(count, c) for c in held[s])]
+        if not able:  # nobody can play: a new count, led by the next after the last to play
+            count, at = 0, last + 1
+            able = [s for s in (order[(at + k) % len(order)] for k in range(len(order))) if held[s]]
+        if seat != able[0] or not _fits(count, card):
+            return False
+        held[seat].remove(card)
+        count += card.value
+        last = at = order.index(seat)
+        at += 1
+    return True
+
+
+def _peg_events(plays: list[Play], rnd: random.Random) -> list[dict[str, object]]:
+    """The plays as 1 to 3 peg events, labelled by name, seat letter or seat number."""
+    cuts = sorted(rnd.sample(range(1, len(plays)), rnd.randint(0, 2)))
+    events: list[dict[str, object]] = []
+    for chunk in (plays[a:b] for a, b in zip([0, *cuts], [*cuts, len(plays)], strict=True)):
+        style = rnd.randrange(3)
+        if style == 0:
+            events.append({"type": "peg", "plays": " ".join(f"{NAMES[s]}:{c}" for s, c in chunk)})
+        elif style == 1:
+            events.append({"type": "peg", "plays": " ".join(f"{'ABCD'[s]}:{c}" for s, c in chunk)})
+        else:
+            events.append({"type": "peg", "plays": [[s, str(c)] for s, c in chunk]})
+    return events
+
+
+def _deal(rnd: random.Random, order: list[int]) -> tuple[dict[int, list[Card]], list[Card], Card]:
+    deck = list(DECK)
+    rnd.shuffle(deck)
+    hands = {seat: deck[4 * k:4 * k + 4] for k, seat in enumerate(order)}
+    n = len(order)
+    return hands, deck[4 * n:4 * n + 4], deck[4 * n + 4]
+
+
+def _table(players: int, dealer: int) -> tuple[Match, list[int]]:
+    match = Match(new_match_settings(list(NAMES[:players]), first_dealer=dealer))
+    return match, [(dealer + k) % players for k in range(1, players + 1)]
+
+
+@RULE_PLAYS
+@given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([2, 3, 4]))
+def test_random_legal_games_are_all_accepted(seed: int, players: int) -> None:
+    """Whole hands played by the rules are taken; a show before the last card never is."""
+    rnd = random.Random(seed)
+    match, order = _table(players, rnd.randrange(players))
+    for _ in range(4):
+        state = match.state
+        if state.phase is not Phase.STARTER:
+            break
+        order = list(state.counting_order)
+        hands, crib, starter = _deal(rnd, order)
+        match = match.apply({"type": "starter", "card": str(starter)})
+        plays = _legal_play(hands, order, rnd)
+        assert _is_legal(plays, order)  # the two halves of the model agree
+        events = _peg_events(plays, rnd)
+        for k, event in enumerate(events):
+            if match.state.phase is not Phase.PLAY:
+                break
+            if 0 < k == len(events) - 1:  # some cards are in, not all
+                first = order[0]
+                early = {"type": "show", "player": first, "hand": " ".join(map(str, hands[first]))}
+                with pytest.raises(MatchError, match="the play is not finished"):
+                    match.apply(early)
+            match = match.apply(event)
+        for seat in order:
+            if match.state.phase is not Phase.SHOW and match.state.phase is not Phase.PLAY:
+                break
+            match = match.apply({"type": "show", "player": seat, "hand": " ".join(map(str, hands[seat]))})
+        if match.state.phase is Phase.CRIB:
+            match = match.apply({"type": "crib", "hand": " ".join(map(str, crib))})
+
+
+def _taken(match: Match, plays: list[Play], rnd: random.Random) -> bool:
+    try:
+        for event in _peg_events(plays, rnd):
+            match = match.apply(event)
+    except MatchError:
+        return False
+    return True
+
+
+@RULE_PLAYS
+@given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([2, 3, 4]), data=st.data())
+def test_a_play_with_players_changed_is_taken_only_if_the_rules_allow_it(
+    seed: int, players: int, data: st.DataObject
+) -> None:
+    """One play's player changed is always refused (someone would hold 5 cards and someone 3);
+    two plays of different players with their players swapped (everyone still holds 4) are taken
+    exactly when the model finds them legal for the hands they make."""
+    rnd = random.Random(seed)
+    match, order = _table(players, rnd.randrange(players))
+    hands, _, starter = _deal(rnd, order)
+    match = match.apply({"type": "starter", "card": str(starter)})
+    plays = _legal_play(hands, order, rnd)
+    at = data.draw(st.integers(0, len(plays) - 1))
+    (seat, card), then = plays[at], data.draw(st.integers(0, len(plays) - 1))
+    other = data.draw(st.sampled_from([s for s in order if s != seat]))
+    relabelled = [*plays[:at], (other, card), *plays[at + 1:]]
+    assert not _is_legal(relabelled, order)
+    assert not _taken(match, relabelled, rnd), relabelled
+    if plays[then][0] == seat:
+        return
+    swapped = list(plays)
+    swapped[at], swapped[then] = (plays[then][0], card), (seat, plays[then][1])
+    assert _taken(match, swapped, rnd) == _is_legal(swapped, order), swapped
