@@ -29,7 +29,12 @@ turns that on. "Not reached" is strict, so the line is the largest score below t
 
 ``acc`` reports a double skunk by name but awards nothing extra for it (ACC rule 12: 3 game
 points for any skunk), so the kind still shows in the match's statistics. The triple skunk is
-a house rule, off in every preset; turn it on with custom values.
+a house rule, off in those three; the ``triple`` preset is ``home`` with it on (a loser who has
+not reached a quarter: 30 or less of 121, 15 or less of 61), worth 8 game points, home's
+doubling carried one line further. ``sixty-one-thirty`` is the common 61-point table rule, for
+61-point games only: one line, a skunk worth 2 for a loser on 30 or less, and no double.
+``presets_for(target)`` lists the presets a target may use, ``preset_lines(name, target)``
+their lines in words.
 
 Custom values: any plain value and any set of lines (each kind at most once, harsher lines at
 lower scores and worth at least as much), under the preset name ``custom``.
@@ -54,7 +59,8 @@ from scorer.errors import MatchError
 
 __all__ = [
     "SkunkKind", "Line", "GameRules", "GameResult", "judge", "preset",
-    "triple_line", "PRESETS", "CUSTOM", "TARGETS", "MAX_GAME_POINTS",
+    "triple_line", "PRESETS", "NAMED_PRESETS", "SIXTY_ONE_THIRTY", "TRIPLE", "CUSTOM", "TARGETS",
+    "MAX_GAME_POINTS", "presets_for", "preset_lines",
     "HAND_SIZE", "SEAT_LETTERS", "MAX_SHOW_POINTS", "IMPOSSIBLE_SHOW_POINTS", "as_whole",
 ]
 
@@ -75,7 +81,16 @@ TARGETS = (121, 61)
 """The two game lengths in points: "twice around" and "once around" the board."""
 
 PRESETS = ("home", "acc", "lurch")
-"""The named presets of docs/RULES.md."""
+"""The three classic presets of docs/RULES.md, for either target (what screens listed first)."""
+
+TRIPLE = "triple"
+"""``home`` with a triple skunk line: a loser who has not reached a quarter of the target."""
+
+SIXTY_ONE_THIRTY = "sixty-one-thirty"
+"""The common 61-point table rule: one line, a skunk for a loser on 30 or less, and no double."""
+
+NAMED_PRESETS = (*PRESETS, TRIPLE, SIXTY_ONE_THIRTY)
+"""Every named preset; ``presets_for`` says which fit a target."""
 
 CUSTOM = "custom"
 """The preset name of rules set by hand."""
@@ -202,6 +217,20 @@ class GameRules:
         parts += [f"{ln.kind.label} ({ln.at_most} or less) {ln.points}" for ln in self.lines]
         return f"{self.name}: " + ", ".join(parts)
 
+    def lines_text(self) -> list[str]:
+        """One line of words per margin, the plain win first.
+
+        >>> preset("home", 61).lines_text()[1]
+        'skunk (loser on 45 or less): 2 game points'
+        """
+        def worth(points: int) -> str:
+            return f"{points} game point" + ("" if points == 1 else "s")
+
+        above = self.lines[0].at_most + 1 if self.lines else 0
+        out = [f"plain win (loser on {above} or more): {worth(self.plain)}"]
+        out += [f"{ln.kind.label} (loser on {ln.at_most} or less): {worth(ln.points)}" for ln in self.lines]
+        return out
+
 
 def as_whole(value: object, what: str, low: int | None = None, high: int | None = None) -> int:
     """``value`` as an int (in ``low..high`` when given); raise ``MatchError`` naming ``what``.
@@ -289,9 +318,52 @@ def preset(name: str, target: int = 121) -> GameRules:
         return GameRules(name, target, 2, lines)
     if name == "lurch":
         return GameRules(name, target, 1, (Line(SkunkKind.LURCH, half, 2),))
+    if name == TRIPLE:
+        # home's doubling carried one line further: 1, 2, 4, then 8 for a triple skunk.
+        triple = (
+            Line(SkunkKind.SKUNK, three_quarters, 2), Line(SkunkKind.DOUBLE, half, 4),
+            Line(SkunkKind.TRIPLE, _below(target, 1, 4), 8),
+        )
+        return GameRules(name, target, 1, triple)
+    if name == SIXTY_ONE_THIRTY:
+        if target != _SIXTY_ONE:
+            raise MatchError(
+                f"the {SIXTY_ONE_THIRTY} preset is for 61-point games (a skunk at 30 or less, no double); "
+                f"for {target} choose {', '.join(presets_for(target))} or custom"
+            )
+        return GameRules(name, target, 1, (Line(SkunkKind.SKUNK, half, 2),))
     if name == CUSTOM:
         raise MatchError("custom rules need their values: a plain win's worth and the lines")
-    raise MatchError(f"unknown preset {name!r}: choose home, acc, lurch or custom")
+    raise MatchError(f"unknown preset {name!r}: choose {', '.join(NAMED_PRESETS)} or custom")
+
+
+_SIXTY_ONE = 61
+
+
+def presets_for(target: int) -> tuple[str, ...]:
+    """The named presets a game to ``target`` may use, in the order a screen lists them.
+
+    >>> presets_for(61)
+    ('home', 'sixty-one-thirty', 'acc', 'lurch', 'triple')
+    >>> presets_for(121)
+    ('home', 'acc', 'lurch', 'triple')
+    """
+    if target not in TARGETS:
+        raise MatchError(f"target must be 121 or 61 points, not {target!r}")
+    if target == _SIXTY_ONE:
+        return ("home", SIXTY_ONE_THIRTY, "acc", "lurch", TRIPLE)
+    return (*PRESETS, TRIPLE)
+
+
+def preset_lines(name: str, target: int) -> list[str]:
+    """A preset's lines for a target, one line of words each, the plain win first (for screens).
+
+    >>> preset_lines("sixty-one-thirty", 61)
+    ['plain win (loser on 31 or more): 1 game point', 'skunk (loser on 30 or less): 2 game points']
+    >>> preset_lines("triple", 121)[-1]
+    'triple skunk (loser on 30 or less): 8 game points'
+    """
+    return preset(name, target).lines_text()
 
 
 def triple_line(target: int) -> int:

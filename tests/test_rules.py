@@ -7,7 +7,8 @@ import json
 import pytest
 
 from scorer.errors import MatchError
-from scorer.rules import GameRules, Line, SkunkKind, judge, preset, triple_line
+from scorer.match import new_match_settings
+from scorer.rules import GameRules, Line, SkunkKind, judge, preset, preset_lines, presets_for, triple_line
 
 PLAIN, SKUNK, DOUBLE, TRIPLE, LURCH = (
     SkunkKind.PLAIN, SkunkKind.SKUNK, SkunkKind.DOUBLE, SkunkKind.TRIPLE, SkunkKind.LURCH,
@@ -131,3 +132,79 @@ def test_results_are_plain_json() -> None:
     }
     assert [k.label for k in SkunkKind] == ["plain win", "skunk", "double skunk", "triple skunk", "lurch"]
     assert repr(SkunkKind.LURCH) == "SkunkKind.LURCH"
+
+
+# docs/RULES.md, "Skunks": the triple preset is home with a triple line at a quarter of the target
+# (121: 30 or less; 61: 15 or less) worth 8; sixty-one-thirty has one line, a skunk at 30 or less of
+# 61, worth 2, and a plain win of 1 above it.
+TRIPLE_TABLE = [
+    (121, 91, PLAIN, 1), (121, 90, SKUNK, 2), (121, 61, SKUNK, 2), (121, 60, DOUBLE, 4),
+    (121, 31, DOUBLE, 4), (121, 30, TRIPLE, 8), (121, 0, TRIPLE, 8),
+    (61, 46, PLAIN, 1), (61, 45, SKUNK, 2), (61, 31, SKUNK, 2), (61, 30, DOUBLE, 4),
+    (61, 16, DOUBLE, 4), (61, 15, TRIPLE, 8), (61, 0, TRIPLE, 8),
+]
+
+
+@pytest.mark.parametrize(("target", "loser", "kind", "points"), TRIPLE_TABLE)
+def test_the_triple_preset(target: int, loser: int, kind: SkunkKind, points: int) -> None:
+    result = judge(0, loser, preset("triple", target))
+    assert (result.skunk, result.game_points, result.preset) == (kind, points, "triple")
+
+
+@pytest.mark.parametrize(("loser", "kind", "points"), [
+    (60, PLAIN, 1), (45, PLAIN, 1), (31, PLAIN, 1), (30, SKUNK, 2), (15, SKUNK, 2), (0, SKUNK, 2),
+])
+def test_sixty_one_thirty(loser: int, kind: SkunkKind, points: int) -> None:
+    result = judge(1, loser, preset("sixty-one-thirty", 61))
+    assert (result.skunk, result.game_points, result.preset) == (kind, points, "sixty-one-thirty")
+
+
+def test_sixty_one_thirty_is_for_sixty_one_point_games() -> None:
+    with pytest.raises(MatchError) as info:
+        preset("sixty-one-thirty", 121)
+    assert str(info.value) == (
+        "the sixty-one-thirty preset is for 61-point games (a skunk at 30 or less, no double); "
+        "for 121 choose home, acc, lurch, triple or custom"
+    )
+    assert presets_for(61) == ("home", "sixty-one-thirty", "acc", "lurch", "triple")
+    assert presets_for(121) == ("home", "acc", "lurch", "triple")
+
+
+def test_preset_lines_in_words() -> None:
+    assert preset_lines("home", 121) == [
+        "plain win (loser on 91 or more): 1 game point",
+        "skunk (loser on 90 or less): 2 game points",
+        "double skunk (loser on 60 or less): 4 game points",
+    ]
+    assert preset_lines("acc", 61) == [
+        "plain win (loser on 46 or more): 2 game points",
+        "skunk (loser on 45 or less): 3 game points",
+        "double skunk (loser on 30 or less): 3 game points",
+    ]
+    assert preset_lines("lurch", 61) == [
+        "plain win (loser on 31 or more): 1 game point", "lurch (loser on 30 or less): 2 game points",
+    ]
+    assert preset_lines("triple", 61)[1:] == [
+        "skunk (loser on 45 or less): 2 game points",
+        "double skunk (loser on 30 or less): 4 game points",
+        "triple skunk (loser on 15 or less): 8 game points",
+    ]
+    assert preset_lines("sixty-one-thirty", 61) == [
+        "plain win (loser on 31 or more): 1 game point", "skunk (loser on 30 or less): 2 game points",
+    ]
+    for target in (121, 61):  # every preset a target lists has words for it
+        assert all(preset_lines(name, target) for name in presets_for(target))
+
+
+def test_the_new_presets_in_match_settings() -> None:
+    assert new_match_settings(["Ann", "Bob"], target=61, preset="sixty-one-thirty")["preset"] == (
+        "sixty-one-thirty"
+    )
+    assert new_match_settings(["Ann", "Bob"], preset="triple")["preset"] == "triple"
+    with pytest.raises(MatchError, match="the sixty-one-thirty preset is for 61-point games"):
+        new_match_settings(["Ann", "Bob"], target=121, preset="sixty-one-thirty")
+    with pytest.raises(MatchError) as info:
+        new_match_settings(["Ann", "Bob"], preset="quadruple")
+    assert str(info.value) == (
+        "unknown preset 'quadruple': choose home, acc, lurch, triple, sixty-one-thirty or custom"
+    )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from scorer.errors import MatchError
-from scorer.rules import CUSTOM, PRESETS, TARGETS, GameRules, as_whole, preset
+from scorer.rules import CUSTOM, NAMED_PRESETS, TARGETS, GameRules, as_whole, preset
 
 __all__ = ["LengthKind", "MatchLength", "Settings", "new_match_settings", "MAX_NAME_LENGTH", "MAX_BEST_OF",
            "MAX_MATCH_POINTS"]
@@ -147,12 +147,12 @@ class Settings:
             if not isinstance(custom, Mapping):
                 raise MatchError("custom rules need their values: custom = {'plain': 1, 'lines': [...]}")
             rules = GameRules.from_json(target, custom)
-        elif name in PRESETS:
+        elif name in NAMED_PRESETS:
             if custom is not None:
                 raise MatchError(f"custom values go with preset 'custom', not {name!r}")
             rules = preset(str(name), target)
         else:
-            raise MatchError(f"unknown preset {name!r}: choose home, acc, lurch or custom")
+            raise MatchError(f"unknown preset {name!r}: choose {', '.join(NAMED_PRESETS)} or custom")
         length = _read_length(data.get("length"))
         muggins = data.get("muggins", False)
         if not isinstance(muggins, bool):
