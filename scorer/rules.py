@@ -40,8 +40,9 @@ Custom values: any plain value and any set of lines (each kind at most once, har
 lower scores and worth at least as much), under the preset name ``custom``.
 
 >>> r = preset("home", 121)
->>> judge(0, 87, r)
-GameResult(winner=0, winner_score=121, loser_score=87, skunk=SkunkKind.SKUNK, game_points=2, preset='home')
+>>> judge(0, 87, r)  # doctest: +NORMALIZE_WHITESPACE
+GameResult(winner=0, winner_score=121, loser_score=87, skunk=SkunkKind.SKUNK, game_points=2,
+           preset='home', each=())
 >>> judge(1, 45, preset("lurch", 61)).skunk
 SkunkKind.PLAIN
 >>> judge(1, 30, preset("lurch", 61)).game_points
@@ -58,7 +59,8 @@ from itertools import pairwise
 from scorer.errors import MatchError
 
 __all__ = [
-    "SkunkKind", "Line", "GameRules", "GameResult", "judge", "preset",
+    "SkunkKind", "Line", "GameRules", "GameResult", "Margin", "ThreePlayerSkunk", "judge", "judge_each",
+    "preset",
     "triple_line", "PRESETS", "NAMED_PRESETS", "SIXTY_ONE_THIRTY", "TRIPLE", "CUSTOM", "TARGETS",
     "MAX_GAME_POINTS", "presets_for", "preset_lines",
     "HAND_SIZE", "SEAT_LETTERS", "MAX_SHOW_POINTS", "IMPOSSIBLE_SHOW_POINTS", "as_whole",
@@ -377,12 +379,43 @@ def triple_line(target: int) -> int:
     return _below(target, 1, 4)
 
 
+class ThreePlayerSkunk(Enum):
+    """Who a three-player game's win is judged against (docs/RULES.md, "Skunks")."""
+
+    RUNNER_UP = "runner-up"
+    """Only the runner-up, the best of the two losers: the win is as big as its smallest margin."""
+    EACH_LOSER = "each-loser"
+    """Each loser on their own: every loser on a line adds that line's extra over a plain win."""
+
+    def __repr__(self) -> str:
+        return f"ThreePlayerSkunk.{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Margin:
+    """One loser judged on their own: their side, final score and margin kind."""
+
+    side: int
+    loser_score: int
+    skunk: SkunkKind
+
+    def to_json(self) -> dict[str, object]:
+        """``{"side": 2, "loser_score": 30, "skunk": "double", "skunk_label": "double skunk"}``."""
+        return {
+            "side": self.side, "loser_score": self.loser_score, "skunk": self.skunk.value,
+            "skunk_label": self.skunk.label,
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class GameResult:
     """A won game: the winning side, both scores, the margin kind and the game points awarded.
 
-    ``preset`` names the rules that valued the win (``"home"``, ``"acc"``, ``"lurch"`` or
-    ``"custom"``), as docs/RULES.md asks the engine to report.
+    ``preset`` names the rules that valued the win (a named preset or ``"custom"``), as
+    docs/RULES.md asks the engine to report. ``each`` is empty when one loser was judged (the
+    loser of a two-sided game, or a three-player runner-up); judged loser by loser (``judge_each``)
+    it holds every loser's ``Margin``, ``loser_score`` is the runner-up's and ``skunk`` the
+    harshest margin.
     """
 
     winner: int
@@ -391,6 +424,7 @@ class GameResult:
     skunk: SkunkKind
     game_points: int
     preset: str
+    each: tuple[Margin, ...] = ()
 
     @property
     def margin(self) -> int:
@@ -399,11 +433,29 @@ class GameResult:
 
     def to_json(self) -> dict[str, object]:
         """The API's JSON of a result."""
-        return {
+        out: dict[str, object] = {
             "winner": self.winner, "winner_score": self.winner_score, "loser_score": self.loser_score,
             "margin": self.margin, "skunk": self.skunk.value, "skunk_label": self.skunk.label,
             "game_points": self.game_points, "preset": self.preset,
         }
+        if self.each:  # only for a win judged loser by loser, so a stored match answers as before
+            out["each_loser"] = [m.to_json() for m in self.each]
+        return out
+
+    def skunked(self, side: int) -> bool:
+        """Whether ``side`` lost this game by a margin (on one of the lines)."""
+        if side == self.winner:
+            return False
+        if self.each:
+            return any(m.side == side and m.skunk is not SkunkKind.PLAIN for m in self.each)
+        return self.skunk is not SkunkKind.PLAIN
+
+    @property
+    def skunks_given(self) -> int:
+        """How many losers the winner skunked (at most one unless judged loser by loser)."""
+        if self.each:
+            return sum(1 for m in self.each if m.skunk is not SkunkKind.PLAIN)
+        return 0 if self.skunk is SkunkKind.PLAIN else 1
 
 
 def judge(winner: int, loser_score: int, rules: GameRules) -> GameResult:
@@ -419,3 +471,24 @@ def judge(winner: int, loser_score: int, rules: GameRules) -> GameResult:
         if loser_score <= ln.at_most:
             kind, points = ln.kind, ln.points
     return GameResult(winner, rules.target, loser_score, kind, points, rules.name)
+
+
+def judge_each(winner: int, losers: Mapping[int, int], rules: GameRules) -> GameResult:
+    """Value a win judging each loser (side to final score) on their own.
+
+    The win is worth a plain win plus, for every loser on a line, that line's extra over a
+    plain win: under ``home`` at 121, losers on 95 and 50 make 1 + 0 + 3 = 4 game points, losers
+    on 80 and 50 make 1 + 1 + 3 = 5.
+
+    >>> r = judge_each(0, {1: 80, 2: 50}, preset("home"))
+    >>> r.game_points, r.skunk, r.loser_score, [m.skunk for m in r.each]
+    (5, SkunkKind.DOUBLE, 80, [SkunkKind.SKUNK, SkunkKind.DOUBLE])
+    """
+    if not losers:
+        raise MatchError("a win needs at least one loser")
+    judged = {side: judge(winner, score, rules) for side, score in sorted(losers.items())}
+    extra = sum(r.game_points - rules.plain for r in judged.values())
+    worst = min(judged.values(), key=lambda r: r.loser_score)
+    margins = tuple(Margin(side, r.loser_score, r.skunk) for side, r in judged.items())
+    runner_up = max(losers.values())
+    return GameResult(winner, rules.target, runner_up, worst.skunk, rules.plain + extra, rules.name, margins)

@@ -49,7 +49,13 @@ as is; ``Settings.from_json`` reads it back)::
      "custom": null,                     # with "custom": {"plain": 1, "lines": [...]}
      "length": {"kind": "best_of", "games": 3},   # or {"kind": "points", "points": 7}
      "muggins": false,
-     "first_dealer": 0}                  # a seat, or null to cut for the deal
+     "first_dealer": 0,                  # a seat, or null to cut for the deal
+     "three_player_skunk": "runner-up"}  # three players only: or "each-loser"
+
+``three_player_skunk`` (present exactly when there are three players; a stored match without
+it means ``"runner-up"``): the win is judged against the runner-up only, or against each loser
+on their own, every loser on a line adding that line's extra over a plain win to the game
+points (``scorer.rules.judge_each``); the result then lists each loser's margin.
 
 Seats are numbered 0..n-1 clockwise round the table, so seat ``d + 1`` sits on the left of the
 dealer ``d``. The deal passes to the left (it alternates with two players). With four players

@@ -47,8 +47,10 @@ from scorer.rules import (
     MAX_SHOW_POINTS,
     SEAT_LETTERS,
     GameResult,
+    ThreePlayerSkunk,
     as_whole,
     judge,
+    judge_each,
 )
 from scorer.show import Score, score_show
 
@@ -224,8 +226,11 @@ class Engine:
 
     def _win(self, side: int) -> None:
         hand = self._dealt()
-        loser = max(score for i, score in enumerate(self.st.scores) if i != side)
-        result = judge(side, loser, self.s.rules)
+        losers = {i: score for i, score in enumerate(self.st.scores) if i != side}
+        if self.s.three_player_skunk is ThreePlayerSkunk.EACH_LOSER:
+            result = judge_each(side, losers, self.s.rules)
+        else:
+            result = judge(side, max(losers.values()), self.s.rules)
         self.st.games.append(
             FinishedGame(self.st.game, hand.first_dealer, hand.number, tuple(self.st.scores), result)
         )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from scorer.errors import MatchError
-from scorer.rules import CUSTOM, NAMED_PRESETS, TARGETS, GameRules, as_whole, preset
+from scorer.rules import CUSTOM, NAMED_PRESETS, TARGETS, GameRules, ThreePlayerSkunk, as_whole, preset
 
 __all__ = ["LengthKind", "MatchLength", "Settings", "new_match_settings", "MAX_NAME_LENGTH", "MAX_BEST_OF",
            "MAX_MATCH_POINTS"]
@@ -77,6 +77,21 @@ def _read_length(data: object) -> MatchLength:
     raise MatchError(f"length kind must be best_of or points, not {kind!r}")
 
 
+def _read_skunk_judging(data: Mapping[str, object], players: Sequence[str]) -> ThreePlayerSkunk:
+    """The three-player skunk choice: absent (as every match stored before it) is the runner-up."""
+    raw = data.get("three_player_skunk", ThreePlayerSkunk.RUNNER_UP.value)
+    choices = [c.value for c in ThreePlayerSkunk]
+    if raw not in choices:
+        raise MatchError(f"three_player_skunk must be {' or '.join(choices)}, not {raw!r}")
+    judging = ThreePlayerSkunk(raw)
+    if judging is ThreePlayerSkunk.EACH_LOSER and len(players) != 3:
+        raise MatchError(
+            f"three_player_skunk each-loser is for three players; with {len(players)} "
+            "there is one losing side"
+        )
+    return judging
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """A match's settings, fixed at creation."""
@@ -87,6 +102,8 @@ class Settings:
     length: MatchLength
     muggins: bool
     first_dealer: int | None
+    three_player_skunk: ThreePlayerSkunk = ThreePlayerSkunk.RUNNER_UP
+    """With three players, whether only the runner-up or each loser is judged for a skunk."""
 
     @property
     def partnerships(self) -> bool:
@@ -113,7 +130,10 @@ class Settings:
         """Read and validate settings; raise ``MatchError`` naming the first bad value."""
         if not isinstance(data, Mapping):
             raise MatchError(f"settings must be an object, not {data!r}")
-        known = {"players", "partnerships", "target", "preset", "custom", "length", "muggins", "first_dealer"}
+        known = {
+            "players", "partnerships", "target", "preset", "custom", "length", "muggins", "first_dealer",
+            "three_player_skunk",
+        }
         unknown = sorted(set(data) - known)
         if unknown:
             raise MatchError(f"unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -159,7 +179,8 @@ class Settings:
             raise MatchError(f"muggins must be true or false, not {muggins!r}")
         first = data.get("first_dealer")
         first_dealer = None if first is None else as_whole(first, "first_dealer", 0, len(players) - 1)
-        return cls(tuple(players), target, rules, length, muggins, first_dealer)
+        judging = _read_skunk_judging(data, players)
+        return cls(tuple(players), target, rules, length, muggins, first_dealer, judging)
 
     def to_json(self) -> dict[str, object]:
         """The normalised settings dict (what ``new_match_settings`` returns)."""
@@ -170,7 +191,7 @@ class Settings:
             "players": list(self.players), "partnerships": self.partnerships, "target": self.target,
             "preset": self.rules.name, "custom": custom, "length": self.length.to_json(),
             "muggins": self.muggins, "first_dealer": self.first_dealer,
-        }
+        } | ({"three_player_skunk": self.three_player_skunk.value} if len(self.players) == 3 else {})
 
 
 def new_match_settings(
@@ -183,6 +204,7 @@ def new_match_settings(
     muggins: bool = False,
     first_dealer: int | None = None,
     partnerships: bool | None = None,
+    three_player_skunk: str | None = None,
 ) -> dict[str, object]:
     """Validated, normalised settings for a new match (see the module docstring).
 
@@ -199,4 +221,6 @@ def new_match_settings(
     }
     if partnerships is not None:
         data["partnerships"] = partnerships
+    if three_player_skunk is not None:
+        data["three_player_skunk"] = three_player_skunk
     return Settings.from_json(data).to_json()

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from scorer.match.records import Entry, FinishedGame
 from scorer.match.settings import Settings
-from scorer.rules import SkunkKind
 
 __all__ = ["PlayerStats", "player_stats"]
 
@@ -99,9 +98,8 @@ def player_stats(
     for seat in range(n):
         side = s.side_of(seat)
         won = sum(1 for g in games if g.result.winner == side)
-        skunks = [g.result for g in games if g.result.skunk is not SkunkKind.PLAIN]
-        given = sum(1 for r in skunks if r.winner == side)
-        received = len(skunks) - given
+        given = sum(g.result.skunks_given for g in games if g.result.winner == side)
+        received = sum(1 for g in games if g.result.skunked(side))
         out.append(PlayerStats(
             seat, s.players[seat], hands[seat], hand_points[seat], highest[seat], cribs[seat],
             crib_points[seat], len(played), pegged[seat], muggins[seat], won, given, received,

@@ -20,7 +20,14 @@ __all__ = [
 
 
 def result_words(s: Settings, result: GameResult) -> str:
-    """``"Ann won 121–87 (skunk)"``."""
+    """``"Ann won 121–87 (skunk)"``; judged loser by loser ``"Ann won 61–40–25 (Bob skunk, Cat
+    double skunk)"``."""
+    if result.each:
+        ranked = sorted(result.each, key=lambda m: -m.loser_score)
+        scores = "–".join(str(v) for v in (result.winner_score, *(m.loser_score for m in ranked)))
+        words = f"{s.side_name(result.winner)} won {scores}"
+        margins = [f"{s.side_name(m.side)} {m.skunk.label}" for m in ranked if m.skunk is not SkunkKind.PLAIN]
+        return f"{words} ({', '.join(margins)})" if margins else words
     words = f"{s.side_name(result.winner)} won {result.winner_score}–{result.loser_score}"
     return words if result.skunk is SkunkKind.PLAIN else f"{words} ({result.skunk.label})"
 
