@@ -412,11 +412,8 @@ class Engine:
             raise MatchError(
                 f"the play has {total} cards and {len(hand.plays)} are in; {len(new)} more is too many"
             )
-        if not hand.plays and new[0][0] != hand.order[0]:
-            raise MatchError(
-                f"{self.name(hand.order[0])} leads the play (the player on the dealer's left), "
-                f"not {self.name(new[0][0])}"
-            )
+        if not hand.plays and new[0][0] != hand.order[0]:  # named before any card's own fault
+            raise MatchError(words.first_lead(self.name(hand.order[0]), self.name(new[0][0])))
         for seat, card in new:
             if any(card == played for _, played in hand.plays):
                 raise MatchError(f"{card} was already played in hand {hand.number}")

@@ -69,9 +69,7 @@ fits under 31 (a card is worth at most 10). It was Ann's turn, not Bob's (Bob:TS
             raise MatchError(f"{names[seat]} has only {HAND_SIZE} cards to play ({label})")
         if last < 0:
             if seat != order[0]:
-                raise MatchError(
-                    f"{names[order[0]]} leads the play (the player on the dealer's left), not {names[seat]}"
-                )
+                raise MatchError(words.first_lead(names[order[0]], names[seat]))
         elif count + card.value > THIRTY_ONE:
             for other in range(n):
                 go(other, count)

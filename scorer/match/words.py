@@ -15,7 +15,7 @@ from scorer.rules import HAND_SIZE, GameResult, SkunkKind
 
 __all__ = [
     "result_words", "match_words", "owner_words", "claim_notes", "prompt", "cards_held", "cannot_go",
-    "played_after_go", "wrong_lead", "unfinished_play",
+    "first_lead", "played_after_go", "wrong_lead", "unfinished_play",
 ]
 
 
@@ -99,6 +99,11 @@ def cannot_go(name: str, count: int, held: int, player: str, card: str) -> str:
         f"{name} could not have said go at {count}: {name} still holds {cards_held(held)} and {every} "
         f"under 31 (a card is worth at most 10). It was {name}'s turn, not {player}'s ({card})."
     )
+
+
+def first_lead(due: str, player: str) -> str:
+    """The play led by someone other than the player on the dealer's left."""
+    return f"{due} leads the play (the player on the dealer's left), not {player}"
 
 
 def played_after_go(name: str, card: str, count: int, value: int) -> str:
