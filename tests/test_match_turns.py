@@ -153,3 +153,27 @@ def test_a_play_pegged_by_numbers_still_takes_its_shows() -> None:
     # Part of the play by cards, the rest as a number: the players' own count, taken as it comes.
     m = table(2).apply(plays("Bob:TS Ann:3C")).apply({"type": "peg", "player": 0, "points": 1})
     assert m.apply({"type": "show", "player": 1, "hand": "TS 5H 5C JD"}).state.phase is Phase.SHOW
+
+
+def test_a_stored_log_that_breaks_the_turn_order_still_replays() -> None:
+    # A log stored before these checks (or by another version) keeps its acknowledged scores:
+    # Bob's skipped turn and the show before the play ended are replayed, not refused, and the
+    # next event is judged on its own. Worked by hand: 5H then TS is fifteen for Bob (2).
+    settings = new_match_settings(["Ann", "Bob"], first_dealer=0, length={"kind": "best_of", "games": 3})
+    log: list[Event] = [
+        {"type": "starter", "card": "5D"},
+        plays("Bob:5H Bob:TS"),
+        {"type": "show", "player": 1, "points": 4},
+    ]
+    stored = Match(settings, log)
+    assert stored.state.scores == (0, 6)
+    # Appended now, the same skipped turn is refused; the stored one still stands.
+    fresh = Match(settings, log[:1])
+    assert refused(fresh, log[1]).startswith("Ann could not have said go at 5")
+    # New plays after the stored ones are judged from where the log stands: Ann leads at 15.
+    after = Match(settings, log[:2]).apply(plays("Ann:6C"))
+    assert after.state.scores == (0, 2)
+    assert refused(after, plays("Ann:9C")).startswith("Bob could not have said go at 21")
+    # And an undo of the stored skip is the log replayed without it.
+    undone = stored.apply({"type": "void", "seq": 2})
+    assert undone.state.scores == Match(settings, [log[0], log[2]]).state.scores == (0, 4)

@@ -80,13 +80,16 @@ class Engine:
     match as it was even though handlers change the state as they go.
     """
 
-    __slots__ = ("s", "n", "st", "t")
+    __slots__ = ("s", "n", "st", "t", "strict")
 
     def __init__(self, settings: Settings, state: EngineState | None = None) -> None:
         self.s = settings
         self.n = len(settings.players)
         sides = len(settings.sides)
         self.t = Tally.zero(self.n, sides)
+        # The turn checks judge events as they are appended; a stored log replays without them,
+        # since a log written before they existed may break them and its scores were acknowledged.
+        self.strict = True
         if state is not None:
             self.st = state
             return
@@ -422,7 +425,8 @@ class Engine:
             if held > HAND_SIZE:
                 raise MatchError(f"{self.name(seat)} has only {HAND_SIZE} cards to play")
         everything = hand.plays + new
-        check_turns(everything, hand.order, self.s.players)
+        if self.strict:
+            check_turns(everything, hand.order, self.s.players, start=len(hand.plays))
         claims = self._read_claims(None if event.claimed is ABSENT else event.claimed)
         try:
             pegging = score_pegging(
@@ -538,7 +542,8 @@ class Engine:
                 f"{self.name(due)} counts next: the player on the dealer's left counts first, "
                 "the dealer last"
             )
-        self._play_over(event, hand, seat)
+        if self.strict:
+            self._play_over(event, hand, seat)
         return self._count(seq, event, hand, seat, f"{who}'s hand")
 
     def _play_over(self, event: Show, hand: HandState, seat: int) -> None:
@@ -718,6 +723,9 @@ class Engine:
                 fresh.st.log.append(logged)
                 fresh.st.entries.append(replace(entry, voided_by=voided.get(k)))
                 continue
+            # Every logged event was acknowledged when it came: an undo replays them as a stored
+            # log is replayed (Engine.strict), so undoing #k is replaying the log without #k.
+            fresh.strict = False
             try:
                 fresh.apply(logged)
             except MatchError as err:

@@ -30,12 +30,14 @@ class Match:
     ) -> None:
         self.settings = settings if isinstance(settings, Settings) else Settings.from_json(settings)
         self._engine = Engine(self.settings)
+        self._engine.strict = False  # a stored log: its scores were acknowledged (Engine.strict)
         for seq, event in enumerate(events, 1):
             try:
                 self._engine.apply(parse_event(event))
             except MatchError as err:
                 kind = event.get("type") if isinstance(event, Mapping) else None
                 raise MatchError(f"event #{seq} ({kind}): {err}") from None
+        self._engine.strict = True
 
     @classmethod
     def replay(

@@ -38,12 +38,17 @@ SURE_FIT = THIRTY_ONE - 10
 """The highest count at which every card fits (the largest card is worth 10): 21."""
 
 
-def check_turns(plays: Sequence[tuple[int, Card]], order: Sequence[int], names: Sequence[str]) -> None:
+def check_turns(
+    plays: Sequence[tuple[int, Card]], order: Sequence[int], names: Sequence[str], start: int = 0
+) -> None:
     """Raise ``MatchError`` at the first play of a hand that breaks the turn order.
 
     ``plays`` are ``(seat, card)`` in the order laid, ``order`` the seats from the dealer's left
     round to the dealer (the next seat to the left of ``s`` is ``(s + 1) % len(order)``),
-    ``names`` the players' names by seat.
+    ``names`` the players' names by seat. Only plays from index ``start`` on are judged: the
+    earlier ones are already stored (a log written before these checks may break them, and a
+    stored score is never refused afterwards), but what they show, who said go where, still
+    binds the new ones.
 
     >>> from scorer.cards import parse_cards
     >>> five, ten = parse_cards("5H TS")
@@ -63,19 +68,20 @@ fits under 31 (a card is worth at most 10). It was Ann's turn, not Bob's (Bob:TS
         if left[seat]:
             went[seat] = min(at, went.get(seat, at))
 
-    for seat, card in plays:
+    for index, (seat, card) in enumerate(plays):
+        judged = index >= start
         label = f"{names[seat]}:{card}"
-        if left[seat] == 0:
+        if left[seat] == 0 and judged:
             raise MatchError(f"{names[seat]} has only {HAND_SIZE} cards to play ({label})")
         if last < 0:
-            if seat != order[0]:
+            if seat != order[0] and judged:
                 raise MatchError(words.first_lead(names[order[0]], names[seat]))
         elif count + card.value > THIRTY_ONE:
             for other in range(n):
                 go(other, count)
             ahead = [(last + k) % n for k in range(1, n + 1)]
             due = next(s for s in ahead if left[s])
-            if seat != due:
+            if seat != due and judged:
                 out = [names[s] for s in ahead[: ahead.index(due)] if s != last]
                 raise MatchError(words.wrong_lead(names[due], names[seat], count, names[last], out))
         else:
@@ -84,12 +90,15 @@ fits under 31 (a card is worth at most 10). It was Ann's turn, not Bob's (Bob:TS
                 passed = passed[: passed.index(seat)]
             for other in passed:
                 if left[other] and count <= SURE_FIT:
-                    raise MatchError(words.cannot_go(names[other], count, left[other], names[seat], label))
+                    if judged:
+                        words_ = words.cannot_go(names[other], count, left[other], names[seat], label)
+                        raise MatchError(words_)
+                    continue  # a stored go that cannot have been says nothing of the cards held
                 go(other, count)
-        if seat in went and card.value + went[seat] <= THIRTY_ONE:
+        if seat in went and card.value + went[seat] <= THIRTY_ONE and judged:
             raise MatchError(words.played_after_go(names[seat], str(card), went[seat], card.value))
         if last < 0 or count + card.value > THIRTY_ONE:
             count = 0
         count += card.value
-        left[seat] -= 1
+        left[seat] = max(left[seat] - 1, 0)
         last = seat
