@@ -268,7 +268,8 @@ def test_the_photo_is_decoded_once_and_read_from_that_array(
         client: FlaskClient, show_jpeg: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
     decoded: list[object] = []
     read: list[object] = []
-    real_decode, real_recognise = vision.io.decode_bytes, vision.recognise
+    # The upload is decoded in a worker process (decode_upload); in this process nothing decodes.
+    real_decode, real_recognise = vision.io.decode_upload, vision.recognise
 
     def counting_decode(*args: object, **kwargs: object) -> vision.io.LoadedImage:
         loaded = real_decode(*args, **kwargs)  # type: ignore[arg-type]
@@ -280,7 +281,7 @@ def test_the_photo_is_decoded_once_and_read_from_that_array(
         return real_recognise(image)  # type: ignore[arg-type]
 
     monkeypatch.setattr(vision.io, "decode_bytes", counting_decode)  # as recognise's own loader calls it
-    monkeypatch.setattr(web.photo, "decode_bytes", counting_decode)
+    monkeypatch.setattr(web.photo, "decode_upload", counting_decode)
     monkeypatch.setattr(web.photo, "recognise", watching_recognise)
     assert upload(client, show_jpeg).status_code == 200
     assert len(decoded) == 1

@@ -6,21 +6,35 @@ file header and refused above `MAX_PIXELS` before anything is decoded (a small f
 declare a huge image: a decompression bomb). Large photos are decoded at reduced size where
 the format allows (JPEG's DCT scaling) and shrunk to `WORKING_LONG_SIDE_PX`, which keeps a
 12-megapixel photo fast.
+
+Every format is shrunk before any colour conversion or copy, so a 12 MP PNG or HEIC costs little
+more than its own decoded pixels. Even so a file can cost far more to decode than it weighs (a
+38-byte WebP declaring 40 MP of RGBA, a progressive JPEG repeating thousands of empty scans), so
+uploads from the web app go through `decode_upload`: the same decode in a short-lived worker
+process limited to `DECODE_MEMORY_BYTES` of address space and `DECODE_CPU_SECONDS` of CPU. A
+worker killed by its limits is an `ImageError` (too large or too complex to read), and the
+server's own memory never holds more than the small result.
 """
 
 from __future__ import annotations
 
 import io
+import multiprocessing
 import os
+import re
+import resource
+import threading
 import warnings
 from dataclasses import dataclass
-from typing import cast
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from typing import Any, cast
 
 import cv2
 import numpy as np
 import pillow_heif
 from numpy.typing import NDArray
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, UnidentifiedImageError
 
 pillow_heif.register_heif_opener()
 
@@ -41,6 +55,35 @@ phones write, with a depth map appended)."""
 
 TRANSPARENT_FILL = (128, 128, 128)
 """Colour put behind transparent pixels: a neutral grey table that white cards stand out on."""
+
+MAX_JPEG_SCANS = 100
+"""Most scans a JPEG may have: a camera's progressive JPEG has about 10 (libjpeg's default), and
+every scan costs a pass over the whole image, so thousands of empty ones are a CPU bomb."""
+
+DECODE_MEMORY_BYTES = 200 * 2**20
+"""Address space a decoder worker may add to what it starts with (200 MiB): a 24 MP phone photo
+fits; a 40 MP image that Pillow must hold at 4 bytes a pixel and copy does not."""
+
+DECODE_CPU_SECONDS = 3
+"""CPU seconds a decoder worker may use (a 12 MP photo takes about 0.1 s)."""
+
+DECODE_WALL_SECONDS = 30.0
+"""Seconds to wait for a decoder worker's answer before killing it (a busy machine's margin)."""
+
+DECODE_WORKERS = 2
+"""Decoder workers one server process runs at once; more uploads wait their turn, so eight
+hostile files at once cost at most this many workers' memory."""
+
+TOO_COMPLEX = "this photo is too large or too complex to read"
+"""The refusal when a decoder worker is stopped by its limits."""
+
+_EXIF_TURNS = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180,
+               4: Image.Transpose.FLIP_TOP_BOTTOM, 5: Image.Transpose.TRANSPOSE,
+               6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE, 8: Image.Transpose.ROTATE_90}
+"""How each EXIF orientation turns the stored pixels upright (as ``ImageOps.exif_transpose``)."""
+
+_REDUCIBLE = ("L", "RGB")
+"""Modes Pillow's ``reduce`` averages in place, without a full-size copy first."""
 
 
 class ImageError(ValueError):
@@ -88,20 +131,23 @@ def _read_file(path: str) -> bytes:
 
 
 def decode_bytes(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str = "upload") -> LoadedImage:
-    """Decode image bytes (JPEG, PNG, WebP, HEIC) with EXIF orientation applied."""
+    """Decode image bytes (JPEG, PNG, WebP, HEIC) with EXIF orientation applied, in this process."""
     if not data:
         raise ImageError(f"empty file: {where!r} has no bytes")
     try:
         with warnings.catch_warnings():
-            # Our own, stricter limit is checked just below; Pillow's warning would only repeat it.
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            # Our own, stricter size limit is checked just below; Pillow's warning would only repeat
+            # it, and its other warnings ("Corrupt EXIF data") are about what is handled below.
+            warnings.simplefilter("ignore")
             image = Image.open(io.BytesIO(data))
     except Image.DecompressionBombError:
         raise ImageError(f"image too large: {where!r} declares more than {MAX_PIXELS / 1e6:.0f} MP") from None
     except UnidentifiedImageError:
         raise ImageError(f"not an image: {where!r} is not JPEG, PNG, WebP or HEIC") from None
-    except (OSError, ValueError) as error:
-        raise ImageError(f"unreadable image {where!r}: {error}") from None
+    except MemoryError:
+        raise ImageError(f"{TOO_COMPLEX}: {where!r}") from None
+    except Exception as error:  # a decoder library tripping over a hostile header: bad input, not a crash
+        raise ImageError(f"unreadable image {where!r}: {_one_line(error)}") from None
     with image:
         kind = ACCEPTED_FORMATS.get(image.format or "")
         if kind is None:
@@ -111,19 +157,88 @@ def decode_bytes(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str 
         width, height = image.size
         check_pixel_count(width, height, where)
         if kind == "JPEG":
+            check_jpeg_scans(data, where)
             # DCT scaling decodes straight to 1/2, 1/4 or 1/8 size: far faster than full decode.
             factor = max(width, height) / long_side
             if factor >= 2:
                 image.draft("RGB", (int(width / factor) + 1, int(height / factor) + 1))
         try:
-            image.load()
-            oriented = ImageOps.exif_transpose(image)
-        except (OSError, ValueError, SyntaxError) as error:
-            raise ImageError(f"truncated or corrupt {kind} image {where!r}: {error}") from None
-        original_size = _oriented_size(width, height, image)
-        rgb = _to_rgb(oriented)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "Corrupt EXIF data" and the like: handled below
+                image.load()
+                turn = _EXIF_TURNS.get(_orientation(image))
+                rgb = _to_rgb(_reduced(image, long_side))
+        except MemoryError:
+            raise ImageError(f"{TOO_COMPLEX}: {where!r} needs more memory than it may have") from None
+        except Exception as error:  # OSError, ValueError, SyntaxError, struct.error...: a damaged file
+            raise ImageError(f"truncated or corrupt {kind} image {where!r}: {_one_line(error)}") from None
+    if turn is not None:
+        rgb = np.asarray(Image.fromarray(rgb).transpose(turn), dtype=np.uint8)
+    original_size = (height, width) if turn in _SWAPS else (width, height)
     bgr = cast(NDArray[np.uint8], cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
     return _shrink(bgr, original_size, long_side)
+
+
+_SWAPS = (Image.Transpose.TRANSPOSE, Image.Transpose.ROTATE_270, Image.Transpose.TRANSVERSE,
+          Image.Transpose.ROTATE_90)
+"""The turns that swap width and height (EXIF orientations 5-8)."""
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())[:200] or type(error).__name__
+
+
+def check_jpeg_scans(data: bytes, where: str) -> None:
+    """Refuse a JPEG with more than `MAX_JPEG_SCANS` scans (start-of-scan markers), before decoding."""
+    scans = count_jpeg_scans(data)
+    if scans > MAX_JPEG_SCANS:
+        raise ImageError(f"{TOO_COMPLEX}: the JPEG {where!r} has {scans} scans (a camera's has about "
+                         f"10, the most read is {MAX_JPEG_SCANS})")
+
+
+_MARKER = re.compile(rb"\xff+([\x01-\xfe])")
+
+
+def count_jpeg_scans(data: bytes) -> int:
+    """Start-of-scan markers in a JPEG: its header segments are skipped by their lengths (an EXIF
+    thumbnail's scans are not counted); after the first scan, where entropy-coded data stuffs
+    every 0xFF byte, each 0xFF 0xDA is a scan."""
+    pos = 2
+    while True:
+        found = _MARKER.match(data, pos)
+        if found is None:
+            return 0
+        marker, pos = found.group(1)[0], found.end()
+        if marker == 0xDA:
+            return 1 + data.count(b"\xff\xda", pos)
+        if marker == 0xD9:
+            return 0
+        if 0xD0 <= marker <= 0xD8 or marker == 0x01:
+            continue  # no length follows these
+        if pos + 2 > len(data):
+            return 0
+        pos += int.from_bytes(data[pos:pos + 2], "big")
+
+
+def _orientation(image: Image.Image) -> int:
+    """The EXIF orientation (1-8), or 1 when the EXIF block is missing or too damaged to read."""
+    try:
+        value = image.getexif().get(0x0112, 1)
+    except Exception:  # a malformed EXIF block only loses the turn: the photo is still a photo
+        return 1
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def _reduced(image: Image.Image, long_side: int) -> Image.Image:
+    """``image`` shrunk by a whole factor towards ``long_side`` (never below it) before anything
+    copies it at full size: box-averaged for RGB and grey, nearest pixel for the rest."""
+    factor = max(image.size) // long_side
+    if factor < 2:
+        return image
+    if image.mode in _REDUCIBLE:
+        return image.reduce(factor)
+    size = (max(1, image.width // factor), max(1, image.height // factor))
+    return image.resize(size, Image.Resampling.NEAREST)
 
 
 def check_pixel_count(width: int, height: int, where: str) -> None:
@@ -136,12 +251,6 @@ def check_pixel_count(width: int, height: int, where: str) -> None:
             f"image too large: {where!r} is {width}x{height} ({megapixels:.0f} MP), the limit is "
             f"{MAX_PIXELS / 1e6:.0f} MP"
         )
-
-
-def _oriented_size(width: int, height: int, image: Image.Image) -> tuple[int, int]:
-    """Size of the photo as displayed: EXIF orientations 5-8 swap width and height."""
-    orientation = image.getexif().get(0x0112, 1)
-    return (height, width) if orientation in (5, 6, 7, 8) else (width, height)
 
 
 def _to_rgb(image: Image.Image) -> NDArray[np.uint8]:
@@ -175,3 +284,127 @@ def _shrink(bgr: NDArray[np.uint8], original_size: tuple[int, int], long_side: i
         bgr = cast(NDArray[np.uint8], cv2.resize(bgr, size, interpolation=cv2.INTER_AREA))
     scale = original_size[0] / bgr.shape[1]
     return LoadedImage(pixels=bgr, original_size=original_size, scale=scale)
+
+
+# ------------------------------------------------------------------------------ decoding in a worker
+
+
+_slots = threading.BoundedSemaphore(DECODE_WORKERS)
+_context_lock = threading.Lock()
+_context: BaseContext | None = None
+_context_pid = 0
+
+
+def _worker_context() -> BaseContext:
+    """The forkserver context, made on first use in this process (never inherited by a fork).
+
+    A forkserver forks each worker from a quiet process that has imported this module already,
+    so a worker starts in milliseconds and never inherits a server thread's locks. It is made
+    lazily, per process: a gunicorn worker forked from a master that had one would share the
+    master's forkserver, which it cannot manage.
+    """
+    global _context, _context_pid
+    with _context_lock:
+        if _context is None or _context_pid != os.getpid():
+            context = multiprocessing.get_context("forkserver")
+            # '__main__' as well, so a worker does not import the server's main script again.
+            context.set_forkserver_preload(["__main__", "vision.io"])
+            _context, _context_pid = context, os.getpid()
+        return _context
+
+
+def _limit_self(memory_bytes: int, cpu_seconds: int) -> None:
+    """Cap this (worker) process: its address space at what it has plus ``memory_bytes``, its CPU
+    time at ``cpu_seconds`` (SIGXCPU, then SIGKILL a second later)."""
+    cv2.setNumThreads(1)  # no thread pools: their stacks would eat the address-space budget
+    pillow_heif.options.DECODE_THREADS = 1
+    status = _proc_status()
+    if "VmSize" in status:
+        limit = status["VmSize"] + memory_bytes
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    spent = int(used.ru_utime + used.ru_stime)
+    resource.setrlimit(resource.RLIMIT_CPU, (spent + cpu_seconds, spent + cpu_seconds + 1))
+
+
+def _proc_status() -> dict[str, int]:
+    """This process's memory figures from /proc/self/status, in bytes (empty off Linux)."""
+    try:
+        text = open("/proc/self/status", encoding="ascii").read()  # noqa: SIM115 (closed by GC at once)
+    except OSError:
+        return {}
+    return {m.group(1): int(m.group(2)) * 1024 for m in re.finditer(r"^(Vm\w+):\s+(\d+) kB", text, re.M)}
+
+
+def _decode_in_worker(answer: Connection, data: bytes, long_side: int, where: str,
+                      memory_bytes: int, cpu_seconds: int) -> None:
+    """A worker's whole life: limit itself, decode, send back the result or the refusal, and the
+    cost (peak resident memory above its start, CPU seconds)."""
+    start = _proc_status().get("VmRSS", 0)
+    _limit_self(memory_bytes, cpu_seconds)
+    result: tuple[str, Any]
+    try:
+        result = ("ok", decode_bytes(data, long_side, where))
+    except ImageError as error:
+        result = ("refused", str(error))
+    except MemoryError:
+        result = ("refused", f"{TOO_COMPLEX}: {where!r}")
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cost = DecodeCost(max(0, used.ru_maxrss * 1024 - start), used.ru_utime + used.ru_stime)
+    answer.send((*result, cost))
+    answer.close()
+
+
+@dataclass(frozen=True)
+class DecodeCost:
+    """What a decoder worker spent: peak resident memory above its start (bytes), CPU seconds."""
+
+    memory_bytes: int
+    cpu_seconds: float
+
+
+last_cost = threading.local()
+"""``last_cost.value``: the `DecodeCost` of this thread's last `decode_upload` (None when its
+worker was killed), for the bench."""
+
+
+def decode_upload(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str = "upload",
+                  memory_bytes: int = DECODE_MEMORY_BYTES, cpu_seconds: int = DECODE_CPU_SECONDS,
+                  ) -> LoadedImage:
+    """`decode_bytes` in a worker process limited to ``memory_bytes`` more address space and
+    ``cpu_seconds`` of CPU; ImageError if the file is refused or the worker is stopped.
+
+    At most `DECODE_WORKERS` run at once per process; further callers wait. Safe to call from any
+    thread of a threaded server, and from each process of a pre-forking one.
+    """
+    if not data:
+        raise ImageError(f"empty file: {where!r} has no bytes")
+    last_cost.value = None
+    with _slots:
+        context = _worker_context()
+        reader, writer = context.Pipe(duplex=False)
+        worker = context.Process(  # type: ignore[attr-defined]
+            target=_decode_in_worker, args=(writer, data, long_side, where, memory_bytes, cpu_seconds),
+            name="muggins-decode", daemon=True)
+        try:
+            worker.start()
+            writer.close()
+            answer = reader.recv() if reader.poll(DECODE_WALL_SECONDS) else None
+        except EOFError:  # the worker died before answering: killed by a limit, or crashed
+            answer = None
+        finally:
+            reader.close()
+            writer.close()
+            if worker.pid is not None:  # started (a failed start leaves nothing to stop)
+                if worker.is_alive():
+                    worker.kill()
+                worker.join()
+                worker.close()
+    if answer is None:
+        raise ImageError(f"{TOO_COMPLEX}: {where!r} needs more than {memory_bytes // 2**20} MiB or "
+                         f"{cpu_seconds} s of CPU to decode")
+    kind, payload, cost = answer
+    last_cost.value = cost
+    if kind != "ok":
+        raise ImageError(payload)
+    return cast(LoadedImage, payload)

@@ -8,8 +8,10 @@ each chip, preset to the card lying apart. Finishing redirects to the typed flow
 (``/hand/<4 cards>/<starter>``, ``/discard?cards=...``, ``/m/<token>?cards=...``), so the count is
 exactly the typed one.
 
-The server keeps no photo. The upload is decoded once, at the recogniser's working size, and that
-one array is both read and shrunk into the JPEG sent back inline as a ``data:`` URL. Corrections
+The server keeps no photo. The upload is decoded once, at the recogniser's working size, in a
+decoder worker process with memory and CPU limits (``vision.io.decode_upload``: a file that
+declares a huge image or costs minutes to decode stops the worker, not the server), and that one
+array is both read and shrunk into the JPEG sent back inline as a ``data:`` URL. Corrections
 (``POST /photo/cards``) carry the outlines and chips in hidden fields; htmx swaps only the panel and
 keeps the photo on screen (``hx-preserve``); without JavaScript the outlines are drawn on a plain
 background instead.
@@ -39,7 +41,7 @@ from scorer.cards import Card
 from scorer.discard import HELD
 from scorer.errors import CardError
 from vision import ImageError, recognise
-from vision.io import decode_bytes
+from vision.io import decode_upload
 from vision.recognise import UNSURE_BELOW
 from web.count import SHOW_CARDS
 from web.csrf import csrf
@@ -525,7 +527,7 @@ def _display_name(filename: str | None) -> str:
 
 def read_photo(data: bytes, target: Target, filename: str | None = None) -> PhotoView:
     """Decode the photo once, read its cards, and shrink it for display; ImageError if unreadable."""
-    loaded = decode_bytes(data, where=_display_name(filename))
+    loaded = decode_upload(data, where=_display_name(filename))
     pixels = loaded.pixels
     result = recognise(pixels)  # the working-size array itself: no second decode, corners in its pixels
     height, width = pixels.shape[:2]
@@ -686,7 +688,12 @@ def recognise_api() -> Response:
     if upload_file is None:
         return json_error(400, "missing 'image': send the photo as the multipart form field named image")
     try:
-        result = recognise(upload_file.read())
+        loaded = decode_upload(upload_file.read())
+        result = recognise(loaded.pixels)
+        if loaded.scale != 1.0:  # corners in the photo's own pixels, as recognise gives them for bytes
+            result = replace(result, cards=[
+                replace(d, corners=[(x * loaded.scale, y * loaded.scale) for x, y in d.corners])
+                for d in result.cards])
     except ImageError as e:
         return json_error(400, " ".join(str(e).split()))
     return current_app.response_class(result.to_json(), mimetype="application/json")
