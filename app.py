@@ -2,13 +2,17 @@
 
 ``python app.py`` serves on every interface with waitress (port from ``PORT``, default 8000;
 ``HOST`` to bind one address; ``MUGGINS_INSTANCE`` for another instance folder) and prints the
-local-network address with a QR code, so the phones at the table can join a laptop.
+local-network address with a QR code, so the phones at the table can join a laptop. It answers
+only to the host names it serves on (``MUGGINS_TRUSTED_HOSTS`` adds more), and waitress's own
+limits match the app's: see `serve`.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
+import resource
 import secrets
 import socket
 from collections.abc import Mapping
@@ -17,7 +21,7 @@ from typing import Any
 
 from flask import Flask
 
-from web import api, count, discard, errors, http, matches, peg, photo, present
+from web import api, count, discard, errors, http, limits, matches, peg, photo, present
 from web.csrf import csrf
 from web.storage import init_store
 
@@ -27,8 +31,22 @@ DEFAULT_PORT = 8000
 SERVER_THREADS = 8
 """Waitress worker threads: a table of phones polling every 2 s needs only a few."""
 
-MAX_UPLOAD_BYTES = 15 * 1024 * 1024
-"""Largest request body (15 MB): room for one full-resolution phone photo, nothing bigger (issue 5)."""
+MAX_UPLOAD_BYTES = limits.PHOTO_BODY_MAX_BYTES
+"""Largest request body (15 MB): room for one full-resolution phone photo, nothing bigger (issue 5).
+Each route has its own, smaller limit too (``web.limits``)."""
+
+SERVER_MAX_BODY_BYTES = MAX_UPLOAD_BYTES + 64 * 1024
+"""Largest body waitress reads at all (15 MiB + 64 KiB: a 15 MB photo's multipart framing). A longer
+Content-Length is refused before a byte of the body is read; a chunked body when it passes this."""
+
+SERVER_CONNECTION_LIMIT = 1000
+"""Connections waitress holds open at once. Slow or half-sent uploads each hold one (waitress reads
+them without a thread), so 200 of them leave room for every phone at the table; the default of
+100 let 100 stalled uploads lock every player out."""
+
+SERVER_CHANNEL_TIMEOUT_S = 20
+"""Seconds a connection may send nothing before waitress closes it (default 120): a phone
+uploading a photo sends steadily; a stalled one frees its connection and spooled body soon."""
 
 SECRET_KEY_FILE = "secret_key"
 """File in the instance folder holding the session/CSRF key, made on first start."""
@@ -68,16 +86,31 @@ def create_app(test_config: Mapping[str, Any] | None = None, instance_path: str 
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _load_or_create_secret(instance / SECRET_KEY_FILE)
 
+    if test_config is None and os.environ.get("RATELIMIT_STORAGE_URI"):
+        app.config["RATELIMIT_STORAGE_URI"] = os.environ["RATELIMIT_STORAGE_URI"]
+    rate_limits = os.environ.get("MUGGINS_RATE_LIMITS", "").strip().lower()
+    if test_config is None and rate_limits in ("off", "0", "no"):
+        app.config["RATELIMIT_ENABLED"] = False  # the load bench: one client making a hundred tables
+    # Host, body size and content type are checked before anything reads the body (CSRF does).
+    limits.init_app(app)
     csrf.init_app(app)
     init_store(app)
     http.init_app(app)
     present.init_app(app)
     errors.init_app(app)
-    # One blueprint per area (photo also answers POST /api/recognise, exempt from CSRF itself).
     for bp in (count.bp, peg.bp, discard.bp, matches.bp, photo.bp, api.bp, http.assets):
         app.register_blueprint(bp)
     csrf.exempt(api.bp)
+    limits.limit_routes(app)
     return app
+
+
+def trust_hosts(app: Flask, names: list[str]) -> None:
+    """Answer only to ``names``, loopback, the host of ``PUBLIC_URL`` and ``MUGGINS_TRUSTED_HOSTS``
+    (comma-separated, from the environment or the instance's config.py): any other Host header is a
+    400, so no request can make the app build share links to someone else's address."""
+    extra = os.environ.get("MUGGINS_TRUSTED_HOSTS") or app.config.get("MUGGINS_EXTRA_HOSTS") or ""
+    app.config["MUGGINS_TRUSTED_HOSTS"] = limits.trusted_hosts(names, app.config.get("PUBLIC_URL"), extra)
 
 
 def _load_or_create_secret(path: Path) -> str:
@@ -96,6 +129,17 @@ def _load_or_create_secret(path: Path) -> str:
         finally:
             spare.unlink()
     return path.read_text(encoding="ascii").strip()
+
+
+def lan_addresses() -> list[str]:
+    """Every address this machine has on its networks that phones might use (besides loopback)."""
+    found = [lan_address()]
+    try:
+        for *_, sockaddr in socket.getaddrinfo(socket.gethostname(), None):
+            found.append(str(sockaddr[0]))
+    except OSError:
+        pass
+    return list(dict.fromkeys(a for a in found if not a.startswith("127.")))
 
 
 def lan_address() -> str:
@@ -120,7 +164,6 @@ def startup_banner(url: str) -> str:
 
 def main() -> None:
     """Serve on the local network with waitress and print the address and a QR code."""
-    from waitress import serve  # type: ignore[import-untyped]
 
     port = int(os.environ.get("PORT", DEFAULT_PORT))
     host = os.environ.get("HOST", "0.0.0.0")  # HOST=127.0.0.1 keeps it to this machine
@@ -129,8 +172,62 @@ def main() -> None:
     app = create_app(instance_path=os.path.abspath(instance) if instance else None)
     if not app.config["LAN_URL"]:
         app.config["LAN_URL"] = url
+    names = [*lan_addresses(), socket.gethostname()] if host in ("0.0.0.0", "::") else [host]
+    trust_hosts(app, names)
     print(startup_banner(url), flush=True)
-    serve(app, host=host, port=port, threads=SERVER_THREADS)
+    serve(app, host, port)
+
+
+class _TooLarge:
+    """waitress's refusal of a body over ``SERVER_MAX_BODY_BYTES``, in the app's words: JSON under
+    /api/, a line of text elsewhere (waitress's own says "Request Entity Too Large" and its name)."""
+
+    code = 413
+
+    def __init__(self, path: str) -> None:
+        self.api = path.startswith("/api/")
+
+    def to_response(self, ident: str | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
+        message = f"request body too large: the most the server takes is {MAX_UPLOAD_BYTES // 2**20} MB"
+        if self.api:
+            return ("413 Request Entity Too Large", [("Content-Type", "application/json")],
+                    json.dumps({"error": message}).encode())
+        return ("413 Request Entity Too Large", [("Content-Type", "text/plain; charset=utf-8")],
+                f"That upload is too large: {message.split(': ', 1)[1]}.\n".encode())
+
+
+def serve(app: Flask, host: str, port: int) -> None:
+    """Serve ``app`` with waitress, its limits matched to the app's (see the SERVER_* constants)."""
+    from waitress.channel import HTTPChannel  # type: ignore[import-untyped]
+    from waitress.server import create_server  # type: ignore[import-untyped]
+    from waitress.task import ErrorTask  # type: ignore[import-untyped]
+    from waitress.utilities import RequestEntityTooLarge  # type: ignore[import-untyped]
+
+    class AppErrorTask(ErrorTask):  # type: ignore[misc]
+        def execute(self) -> None:
+            if isinstance(self.request.error, RequestEntityTooLarge):
+                self.request.error = _TooLarge(self.request.path or "")
+            super().execute()
+
+    class AppChannel(HTTPChannel):  # type: ignore[misc]
+        error_task_class = AppErrorTask
+
+    _raise_open_file_limit(SERVER_CONNECTION_LIMIT + 100)
+    server = create_server(app, host=host, port=port, threads=SERVER_THREADS,
+                           connection_limit=SERVER_CONNECTION_LIMIT, channel_timeout=SERVER_CHANNEL_TIMEOUT_S,
+                           max_request_body_size=SERVER_MAX_BODY_BYTES, ident="waitress")
+    for listener in [server, *getattr(server, "map", {}).values()]:  # one socket, or several
+        if hasattr(listener, "channel_class"):
+            listener.channel_class = AppChannel
+    server.run()
+
+
+def _raise_open_file_limit(wanted: int) -> None:
+    """Let this process hold ``wanted`` sockets and files, as far as the hard limit allows."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 if __name__ == "__main__":

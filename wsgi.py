@@ -17,6 +17,12 @@ tables from a hosted service:
 ``MUGGINS_PROXIES``
     How many reverse proxies stand in front and set ``X-Forwarded-For``/``-Proto``/``-Host``
     (default 0: those headers are ignored, as a client could forge them).
+``MUGGINS_TRUSTED_HOSTS``
+    Host names the app answers to besides loopback and the host of ``PUBLIC_URL``,
+    comma-separated (``muggins.example.org,www.muggins.example.org``); any other Host is a 400.
+``RATELIMIT_STORAGE_URI``
+    Where the rate limits count (default ``memory://``, each worker on its own: a client gets
+    the limit once per worker). ``redis://HOST:6379`` makes every worker share one count.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import os
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import create_app
+from app import create_app, trust_hosts
 
 __all__ = ["app", "app_from_environment"]
 
@@ -43,6 +49,7 @@ def app_from_environment() -> Flask:
     proxies = environ.get("MUGGINS_PROXIES", "").strip() or "0"
     if not (proxies.isascii() and proxies.isdigit()):
         raise ValueError(f"MUGGINS_PROXIES must be a whole number of proxies, not {proxies!r}")
+    trust_hosts(application, [])
     hops = int(proxies)
     if hops:
         application.wsgi_app = ProxyFix(  # type: ignore[method-assign]

@@ -126,6 +126,8 @@ class Server:
     workers: int
     log: Path
     process: subprocess.Popen[bytes] | None = None
+    rate_limits: bool = False
+    """Whether the app's per-client rate limits are on: off for load (one client, many tables)."""
 
     def command(self) -> list[str]:
         """How this server is started."""
@@ -139,7 +141,8 @@ class Server:
     def start(self) -> None:
         """Start the server and wait until it answers."""
         env = {**os.environ, "DATABASE_URL": self.database_url, "MUGGINS_INSTANCE": str(self.instance),
-               "HOST": HOST, "PORT": str(self.port), "PYTHONUNBUFFERED": "1"}
+               "HOST": HOST, "PORT": str(self.port), "PYTHONUNBUFFERED": "1",
+               "MUGGINS_RATE_LIMITS": "on" if self.rate_limits else "off"}
         if not self.database_url:  # the app's default: SQLite in the instance folder
             del env["DATABASE_URL"]
         with self.log.open("ab") as log:

@@ -151,7 +151,8 @@ def test_gunicorn_serves_several_workers_on_one_postgres(tmp_path: Path, pg_fres
 
 def load_wsgi(monkeypatch: pytest.MonkeyPatch, **environ: str) -> ModuleType:
     """A fresh import of wsgi.py under ``environ`` (as gunicorn imports it in each worker)."""
-    for name in ("DATABASE_URL", "MUGGINS_INSTANCE", "PUBLIC_URL", "MUGGINS_PROXIES"):
+    for name in ("DATABASE_URL", "MUGGINS_INSTANCE", "PUBLIC_URL", "MUGGINS_PROXIES", "MUGGINS_TRUSTED_HOSTS",
+                 "MUGGINS_RATE_LIMITS"):
         monkeypatch.delenv(name, raising=False)
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
@@ -193,7 +194,9 @@ def test_wsgi_public_url_makes_links_and_a_secure_cookie(tmp_path: Path,
                                                       ("0", "http://localhost")])
 def test_wsgi_trusts_forwarded_headers_only_behind_a_proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                            proxies: str, scheme_host: str) -> None:
-    module = load_wsgi(monkeypatch, MUGGINS_INSTANCE=str(tmp_path), MUGGINS_PROXIES=proxies)
+    # The proxy's public name must be one the app trusts, or its Host is refused (test_hostile_serving).
+    module = load_wsgi(monkeypatch, MUGGINS_INSTANCE=str(tmp_path), MUGGINS_PROXIES=proxies,
+                       MUGGINS_TRUSTED_HOSTS="muggins.example.org")
     try:
         created = module.app.test_client().post(
             "/api/matches", json={"players": ["Ann", "Bob"]},

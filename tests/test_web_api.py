@@ -70,7 +70,11 @@ def test_bad_input_is_a_400_with_one_line(
 
 
 def test_body_that_is_not_json(client: FlaskClient) -> None:
+    # A form encoding is refused for its type (415), so a cross-site form can never reach the API.
     resp = client.post("/api/score", data="hand=5H", content_type="application/x-www-form-urlencoded")
+    assert resp.status_code == 415
+    assert "application/json" in resp.get_json()["error"]
+    resp = client.post("/api/score", data="hand=5H", content_type="application/json")
     assert resp.status_code == 400
     assert "JSON object" in resp.get_json()["error"]
 

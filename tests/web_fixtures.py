@@ -31,8 +31,10 @@ _TAGS = re.compile(r"<[^>]+>")
 
 
 def make_app(folder: Path, **config: Any) -> Flask:
-    """The app with its instance folder and SQLite store in ``folder``, CSRF on."""
-    return create_app({"TESTING": True, "DATABASE_URL": f"sqlite:///{folder / 'test.db'}", **config},
+    """The app with its instance folder and SQLite store in ``folder``, CSRF on, rate limits off
+    (one test client makes hundreds of matches; the limits' own tests turn them on)."""
+    return create_app({"TESTING": True, "DATABASE_URL": f"sqlite:///{folder / 'test.db'}",
+                       "RATELIMIT_ENABLED": False, **config},
                       instance_path=str(folder / "instance"))
 
 

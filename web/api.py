@@ -1,18 +1,21 @@
 """The JSON API: the same answers as ``python -m scorer ... --json``, and the match endpoints.
 
-Bodies are JSON objects. Bad input is status 400 with ``{"error": "<one line>"}``, the engine's
-own message (the CLI prints the same line); 413 for a body over ``JSON_BODY_MAX_BYTES``, 403 for
-a write through a viewer link, 404 for an unknown match and 409 for a stale append, which also
-carries the fresh state. The blueprint is exempt from CSRF: it takes no cookies' word for
-anything, only JSON bodies, which a cross-site form cannot send.
+Bodies are JSON objects sent as ``application/json`` (415 otherwise). Bad input is status 400
+with ``{"error": "<one line>"}``, the engine's own message (the CLI prints the same line); 413 for
+a body over ``web.limits.JSON_BODY_MAX_BYTES``, 403 for a write through a viewer link, 404 for an
+unknown match and 409 for a stale append, which also carries the fresh state. The blueprint is
+exempt from CSRF: it takes no cookies' word for anything, only JSON bodies, which a cross-site form
+cannot send. ``POST /api/recognise`` takes a multipart photo instead and answers with the
+recogniser's own JSON (as ``python -m vision PHOTO --json``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from flask import Blueprint, jsonify, make_response, request, url_for
+from flask import Blueprint, current_app, jsonify, make_response, request, url_for
 from werkzeug.wrappers import Response
 
 from scorer.discard import advise
@@ -20,14 +23,14 @@ from scorer.match import Match, Settings
 from scorer.pegging import score_pegging
 from scorer.show import score_show
 from store import StaleAppend
+from vision import ImageError, Recognition, recognise
+from vision.io import decode_upload
 from web.errors import json_error
 from web.matches import current, load, public_url, require_writer, resolve, store_event
 from web.storage import get_store
 
-__all__ = ["bp", "JSON_BODY_MAX_BYTES"]
+__all__ = ["bp", "read_upload"]
 
-JSON_BODY_MAX_BYTES = 64 * 1024
-"""Largest JSON body (64 KiB): a whole match's events are a few kilobytes."""
 MAX_JSON_DEPTH = 16
 """Deepest nesting of arrays and objects in a body: real ones nest four levels at most, and the
 engine copies events recursively, so a body nested near Python's stack limit must stop here."""
@@ -37,11 +40,6 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 class ApiError(ValueError):
     """A request body the API cannot use; its message is the one-line answer."""
-
-
-@bp.before_request
-def _limit_body() -> None:
-    request.max_content_length = JSON_BODY_MAX_BYTES
 
 
 @bp.errorhandler(ValueError)
@@ -180,3 +178,28 @@ def append_event(token: str) -> Response:
     resp = jsonify(seq=result.seq, duplicate=result.duplicate, match=_match_json(match, seq))
     resp.status_code = 200 if result.duplicate else 201
     return resp
+
+
+def read_upload(data: bytes) -> Recognition:
+    """The recogniser's reading of an uploaded photo, decoded in a limited worker process; corners
+    in the photo's own pixels, as ``recognise`` gives them for the same bytes."""
+    loaded = decode_upload(data)
+    result = recognise(loaded.pixels)
+    if loaded.scale == 1.0:
+        return result
+    cards = [replace(d, corners=[(x * loaded.scale, y * loaded.scale) for x, y in d.corners])
+             for d in result.cards]
+    return replace(result, cards=cards)
+
+
+@bp.post("/recognise", endpoint="recognise")
+def recognise_upload() -> Response:
+    """Multipart field ``image`` → the recogniser's JSON, as ``python -m vision PHOTO --json``."""
+    upload_file = request.files.get("image")
+    if upload_file is None:
+        return json_error(400, "missing 'image': send the photo as the multipart form field named image")
+    try:
+        result = read_upload(upload_file.read())
+    except ImageError as e:
+        return json_error(400, " ".join(str(e).split()))
+    return current_app.response_class(result.to_json(), mimetype="application/json")

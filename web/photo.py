@@ -16,7 +16,7 @@ array is both read and shrunk into the JPEG sent back inline as a ``data:`` URL.
 keeps the photo on screen (``hx-preserve``); without JavaScript the outlines are drawn on a plain
 background instead.
 
-``POST /api/recognise`` answers with the recogniser's own JSON (as ``python -m vision PHOTO --json``).
+``POST /api/recognise``, the same reading as JSON, is in the API blueprint (``web.api``).
 """
 
 from __future__ import annotations
@@ -32,9 +32,8 @@ from typing import cast
 
 import cv2
 import numpy as np
-from flask import Blueprint, current_app, make_response, redirect, request, url_for
+from flask import Blueprint, make_response, redirect, request, url_for
 from numpy.typing import NDArray
-from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response
 
 from scorer.cards import Card
@@ -44,9 +43,7 @@ from vision import ImageError, recognise
 from vision.io import decode_upload
 from vision.recognise import UNSURE_BELOW
 from web.count import SHOW_CARDS
-from web.csrf import csrf
 from web.discard import DiscardView
-from web.errors import json_error, render_error, wants_json
 from web.forms import sentence, whole_number
 from web.http import is_htmx, render, url_with_query
 from web.matches import HAND_CARDS, Screen, load, require_writer
@@ -679,35 +676,3 @@ def cards() -> Response:
     resp = make_response("", 204)
     resp.headers["HX-Redirect"] = target_url
     return resp
-
-
-@bp.post("/api/recognise")
-def recognise_api() -> Response:
-    """Multipart field ``image`` → the recogniser's JSON, as ``python -m vision PHOTO --json``."""
-    upload_file = request.files.get("image")
-    if upload_file is None:
-        return json_error(400, "missing 'image': send the photo as the multipart form field named image")
-    try:
-        loaded = decode_upload(upload_file.read())
-        result = recognise(loaded.pixels)
-        if loaded.scale != 1.0:  # corners in the photo's own pixels, as recognise gives them for bytes
-            result = replace(result, cards=[
-                replace(d, corners=[(x * loaded.scale, y * loaded.scale) for x, y in d.corners])
-                for d in result.cards])
-    except ImageError as e:
-        return json_error(400, " ".join(str(e).split()))
-    return current_app.response_class(result.to_json(), mimetype="application/json")
-
-
-csrf.exempt(recognise_api)  # like the JSON API: no cookie's word is taken, and nothing is stored
-
-
-@bp.errorhandler(RequestEntityTooLarge)
-def _too_large(err: RequestEntityTooLarge) -> Response | tuple[str, int]:
-    limit = current_app.config.get("MAX_CONTENT_LENGTH") or 0
-    megabytes = f"{limit / 2**20:.0f} MB" if limit >= 2**20 else f"{limit / 2**10:.0f} kB"
-    if wants_json():
-        return json_error(413, f"photo too large: the most the server takes is {megabytes}")
-    return render_error(413, "Photo too large",
-                        f"That photo is too large: the most the server takes is {megabytes}. Take it again "
-                        "at the camera's normal size (not its 48 or 50 MP mode), or type the cards.")
