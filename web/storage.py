@@ -3,6 +3,8 @@ in-process caches of what it holds (``web.cache``)."""
 
 from __future__ import annotations
 
+import sqlite3
+
 from flask import Flask, current_app, make_response, request
 from werkzeug.wrappers import Response
 
@@ -16,6 +18,10 @@ _KEY = "muggins.store"
 _SCHEMA_PENDING = "muggins.store.schema_pending"
 RETRY_AFTER_S = 5
 """What a 503 tells clients to wait before trying again (seconds): about one SQLite lock timeout."""
+STORELESS_ENDPOINTS = frozenset({"api.score", "api.peg", "api.discard", "api.recognise"})
+"""API routes that never touch the store: they answer whatever state the database is in."""
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+"""SQLite's result codes for a damaged file and for a file that is not a database at all."""
 
 
 def init_store(app: Flask) -> None:
@@ -38,12 +44,38 @@ def init_store(app: Flask) -> None:
 
 def _schema_when_back() -> None:
     # Only the areas that keep matches wait for the store; the calculators never need it.
-    if current_app.extensions.get(_SCHEMA_PENDING) and request.blueprint in ("matches", "api"):
+    if (current_app.extensions.get(_SCHEMA_PENDING) and request.blueprint in ("matches", "api")
+            and request.endpoint not in STORELESS_ENDPOINTS):
         get_store().create_schema()  # StoreUnavailable again: this request is a 503
         current_app.extensions[_SCHEMA_PENDING] = False
 
 
+def is_corrupt(err: BaseException) -> bool:
+    """Whether ``err`` (or what caused it) is SQLite finding its file damaged or not a database."""
+    cause: BaseException | None = err
+    while cause is not None:
+        found = getattr(cause, "orig", None) or cause  # SQLAlchemy wraps the driver's own error
+        code = getattr(found, "sqlite_errorcode", None) if isinstance(found, sqlite3.Error) else None
+        if isinstance(code, int) and (code & 0xFF) in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+            return True
+        cause = cause.__cause__
+    return False
+
+
+def _damaged(err: StoreUnavailable) -> Response:
+    # Waiting will not help, and the owner must know which file: say so, and log where it is.
+    current_app.logger.error("match store is damaged (%s): %s: restore it from a backup or move it aside",
+                             current_app.config["DATABASE_URL"], err)
+    message = ("The match store is damaged (its database file is corrupt), so nothing can be read or saved. "
+               "Whoever runs this server must restore it from a backup or move it aside.")
+    if wants_json():
+        return json_error(500, message)
+    return make_response(render_error(500, "Match store damaged", message))
+
+
 def _unavailable(err: StoreUnavailable) -> Response:
+    if is_corrupt(err):
+        return _damaged(err)
     current_app.logger.error("match store unavailable: %s", err)
     message = ("The match store cannot take changes just now (it is locked, read-only or out of reach), "
                "so nothing was saved. Try again in a moment.")
