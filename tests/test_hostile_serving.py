@@ -172,13 +172,36 @@ def test_eight_bombs_at_once_stay_bounded_and_the_server_answers(served: Server,
     assert (proc_kib(pid, "VmHWM") - peak_before) * 1024 < PHOTO_MEMORY_LIMIT
 
 
+@pytest.mark.postgres
+def test_gunicorn_workers_each_decode_photos_in_their_own_limited_workers(
+        tmp_path: Path, pg_fresh_url: str, bombs: dict[str, bytes]) -> None:
+    # Each gunicorn worker makes its own forkserver on its first photo (none is inherited from the
+    # master), so photos reach every worker and a bomb never costs a worker its memory.
+    server = Server("gunicorn", pg_fresh_url, tmp_path / "instance", free_port(), 2, tmp_path / "server.log")
+    server.start()
+    try:
+        peaks = server.peak_memory_kib()
+        for _ in range(2):  # new connections: both workers get photos
+            status, answer = post_photo(server.port, bombs["12 MP JPEG photo (reference)"])
+            assert status == 200 and len(json.loads(answer)["cards"]) >= 4
+            for name in ("40 MP RGBA WebP", "40 MP HEIC", "progressive JPEG scan bomb"):
+                status, answer = post_photo(server.port, bombs[name])
+                assert status == 400 and json.loads(answer)["error"], name
+        after = server.peak_memory_kib()
+        for pid, peak in after.items():
+            assert (peak - peaks.get(pid, peak)) * 1024 < PHOTO_MEMORY_LIMIT
+        assert len(after) == 3 and server.process is not None and server.process.poll() is None
+    finally:
+        server.stop()
+
+
 def test_a_worker_past_its_limits_is_stopped_and_the_photo_refused(bombs: dict[str, bytes]) -> None:
     # The scan count and the format checks catch the known bombs first; the limits catch the rest.
     photo = bombs["12 MP JPEG photo (reference)"]
     assert decode_upload(photo).pixels.shape == (960, 1280, 3)
     with pytest.raises(ImageError, match="too large or too complex to read"):
         decode_upload(bombs["40 MP RGBA PNG"], memory_bytes=8 * MIB)  # its decoded pixels alone are 160 MB
-    with pytest.raises(ImageError, match="too large or too complex to read.*0 s of CPU"):
+    with pytest.raises(ImageError, match=r"too large or too complex to read.*0 s of CPU"):
         decode_upload(photo, cpu_seconds=0)  # SIGXCPU at its first clock tick
     assert decode_upload(photo).pixels.shape == (960, 1280, 3)  # and the next photo is read as usual
 
