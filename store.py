@@ -65,6 +65,9 @@ from types import TracebackType
 from typing import Any, Final, Self, TypeVar
 
 import sqlalchemy as sa
+from alembic import command as alembic_command
+from alembic.config import Config as AlembicConfig
+from alembic.runtime.migration import MigrationContext
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
@@ -72,7 +75,8 @@ __all__ = [
     "Store", "MatchRecord", "LinkedMatch", "StoredEvent", "AppendResult", "JSONObject", "matches_table",
     "events_table", "StoreError", "MatchNotFound", "StaleAppend", "StoreUnavailable", "InvalidRecord",
     "ID_BYTES", "MAX_ID_CHARS", "MAX_DOCUMENT_CHARS", "MAX_IDEMPOTENCY_KEY_CHARS",
-    "DEFAULT_LOCK_TIMEOUT_S", "PG_POOL_RECYCLE_S",
+    "DEFAULT_LOCK_TIMEOUT_S", "PG_POOL_RECYCLE_S", "MIGRATIONS", "BASELINE_REVISION", "schema_metadata",
+    "schema_revision",
 ]
 
 JSONObject = dict[str, Any]
@@ -108,6 +112,11 @@ _PG_SCHEMA_LOCK: Final = 0x6D756767
 _WRITE_OPTION: Final = "muggins_write"
 """Execution option marking a connection whose transaction will write (``BEGIN IMMEDIATE``)."""
 
+MIGRATIONS: Final = Path(__file__).resolve().parent / "migrations"
+"""The Alembic migrations ``create_schema`` applies."""
+BASELINE_REVISION: Final = "0001_baseline"
+"""The revision equal to the schema b66276b made without migrations."""
+
 _ID_SHAPE: Final = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_ID_CHARS}}}")
 _KEY_SHAPE: Final = re.compile(rf"[\x21-\x7e]{{1,{MAX_IDEMPOTENCY_KEY_CHARS}}}")
 
@@ -120,6 +129,7 @@ matches_table = sa.Table(
     sa.Column("viewer_id", sa.String(MAX_ID_CHARS), nullable=False, unique=True),
     sa.Column("settings", sa.Text, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_matches_created_at", "created_at"),  # pruning reads only the old matches
 )
 
 events_table = sa.Table(
@@ -251,12 +261,18 @@ class Store:
         self.close()
 
     def create_schema(self) -> None:
-        """Create the tables if they are missing; safe to call from several processes at once."""
+        """Bring the schema up to date by applying the Alembic migrations (``migrations/``) in
+        one transaction; safe to call from several processes at once.
+
+        An empty database gets every migration. A database made before migrations existed
+        (the tables of b66276b, no ``alembic_version``) is first stamped at the baseline, which
+        is exactly that schema, then upgraded.
+        """
 
         def work(conn: Connection) -> None:
             if self._backend == "postgresql":
                 conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_SCHEMA_LOCK)))
-            _metadata.create_all(conn, checkfirst=True)
+            _migrate(conn)
 
         self._run(work, write=True)
 
@@ -446,6 +462,36 @@ class Store:
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
             cursor.close()
+
+
+def schema_metadata() -> sa.MetaData:
+    """The tables as the latest migration leaves them (what Alembic's autogenerate compares)."""
+    return _metadata
+
+
+def _alembic_config(conn: Connection) -> AlembicConfig:
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = conn
+    return config
+
+
+def _migrate(conn: Connection) -> None:
+    """Stamp a pre-migration database at the baseline, then upgrade to the newest revision."""
+    config = _alembic_config(conn)
+    tables = set(sa.inspect(conn).get_table_names())
+    if "alembic_version" not in tables and {"matches", "events"} <= tables:
+        alembic_command.stamp(config, BASELINE_REVISION)
+    alembic_command.upgrade(config, "head")
+
+
+def schema_revision(store: Store) -> str | None:
+    """The Alembic revision the store's database is at (None before any)."""
+
+    def work(conn: Connection) -> str | None:
+        return MigrationContext.configure(conn).get_current_revision()
+
+    return store._run(work, write=False)
 
 
 def _sqlite_begin(conn: Connection) -> None:
