@@ -27,19 +27,22 @@ THREE_PLAYER_GAME = [  # tests/data/games/three_players_61.txt: a cut, then a wh
     {"type": "cut", "cards": ["7H", "3D", "3S"]},
     {"type": "cut", "cards": [None, "KC", "2D"]},
     {"type": "starter", "card": "5C"},
-    {"type": "peg", "plays": "Ann:9D Bob:6C Cat:5H Ann:7S Bob:4D Cat:5S Ann:3H Bob:8H Cat:TD Ann:2H Bob:QS Cat:KS"},
+    {"type": "peg", "plays": "Ann:9D Bob:6C Cat:5H Ann:7S Bob:4D Cat:5S "
+                             "Ann:3H Bob:8H Cat:TD Ann:2H Bob:QS Cat:KS"},
     {"type": "show", "player": 0, "hand": "2H 3H 7S 9D"},
     {"type": "show", "player": 1, "hand": "4D 6C 8H QS"},
     {"type": "show", "player": 2, "hand": "5H 5S TD KS"},
     {"type": "crib", "hand": "AS JC 9C 2C"},
     {"type": "starter", "card": "6H"},
-    {"type": "peg", "plays": "Bob:2S Cat:4C Ann:3D Bob:9S Cat:6S Bob:7D Cat:4S Ann:TC Bob:8D Cat:5D Ann:QC Ann:KD"},
+    {"type": "peg", "plays": "Bob:2S Cat:4C Ann:3D Bob:9S Cat:6S Bob:7D "
+                             "Cat:4S Ann:TC Bob:8D Cat:5D Ann:QC Ann:KD"},
     {"type": "show", "player": 1, "hand": "7D 8D 9S 2S"},
     {"type": "show", "player": 2, "hand": "4C 4S 5D 6S"},
     {"type": "show", "player": 0, "hand": "TC QC KD 3D"},
     {"type": "crib", "hand": "AC JH 8C 7C"},
     {"type": "starter", "card": "KH"},
-    {"type": "peg", "plays": "Cat:QD Ann:8S Bob:4H Cat:5C Ann:AH Bob:3C Cat:JD Ann:7H Bob:2D Cat:5H Ann:6S Bob:9H"},
+    {"type": "peg", "plays": "Cat:QD Ann:8S Bob:4H Cat:5C Ann:AH Bob:3C "
+                             "Cat:JD Ann:7H Bob:2D Cat:5H Ann:6S Bob:9H"},
     {"type": "show", "player": 2, "hand": "5C 5H QD JD"},
 ]
 
