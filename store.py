@@ -4,22 +4,28 @@ A match is a row in ``matches`` (its settings, a secret scorer id, a separate vi
 append-only list of rows in ``events``, numbered ``seq`` = 1, 2, 3 … per match. The store keeps
 settings and events as opaque JSON objects; what they mean is ``scorer.match``'s business.
 
-Concurrency. Every append names the ``seq`` it follows. Inside one transaction the store reads
-the match's last ``seq``, refuses a stale one with :class:`StaleAppend` (carrying the fresh
-events, so the caller can show the state it missed), optionally lets the caller validate the
-event against the current events, and inserts ``seq = after_seq + 1``. The primary key
-``(match_id, seq)`` is what makes this safe: of two writers that both read the same last ``seq``,
-the database lets exactly one insert; the other gets an integrity error, which becomes
-:class:`StaleAppend`. On SQLite appends also take the write lock up front (``BEGIN IMMEDIATE``),
-so writers queue instead of failing; a lock still busy after ``lock_timeout_s`` (or a database
-file that cannot be written) is :class:`StoreUnavailable`, which the web layer turns into a 503.
+Concurrency. Every append names the ``seq`` it follows. Inside one short transaction the store
+reads the match's last ``seq`` (one index lookup), refuses a stale one with
+:class:`StaleAppend`, and inserts ``seq = after_seq + 1``: it never reads the log, so an append
+costs the same however long the match is. Checking that the event fits the match is the
+caller's, before the transaction, on its own replay of the events up to ``after_seq`` (see
+``web.matches.store_event``); that check holds because the log only grows, so the events the
+insert follows are exactly those it was checked against. (A ``validate`` callback can still be
+given to see the whole log inside the transaction, for callers without a replay.) The primary
+key ``(match_id, seq)`` is what makes this safe: of two writers that both read the same last
+``seq``, the database lets exactly one insert; the other gets an integrity error, which becomes
+:class:`StaleAppend`. On SQLite appends also take the write lock up front (``BEGIN
+IMMEDIATE``), so writers queue instead of failing; a lock still busy after ``lock_timeout_s``
+(or a database file that cannot be written) is :class:`StoreUnavailable`, which the web layer
+turns into a 503.
 
-Retries. An append may carry an ``idempotency_key``; a second append with a key already stored
-for the match inserts nothing and answers the first one's ``seq`` with ``duplicate=True``, so a
-client that retries after a timeout never doubles an event. (A connection lost during COMMIT
-leaves the caller unsure whether the event was stored; the key makes retrying safe either way.)
-The ``validate`` callback runs inside the append's transaction, on SQLite while holding the write
-lock, so it sees exactly the events the new one will follow and should be quick.
+Retries. An append may carry an ``idempotency_key``, and a key names one event: a second append
+with a key already stored for the match with the same event (the same JSON object) inserts
+nothing and answers the first one's ``seq`` with ``duplicate=True``, so a client that retries
+after a timeout never doubles an event; the key with any other event is :class:`KeyReused`, and
+nothing is stored, so a second tap is never mistaken for a retry of the first. (A connection
+lost during COMMIT leaves the caller unsure whether the event was stored; the key makes
+retrying safe either way.)
 
 Ids. Scorer and viewer ids are independent random tokens, so one link never reveals the other.
 A lookup lets the database's index find the row, then confirms the exact id in constant time.
@@ -73,7 +79,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 __all__ = [
     "Store", "MatchRecord", "LinkedMatch", "StoredEvent", "AppendResult", "JSONObject", "matches_table",
-    "events_table", "StoreError", "MatchNotFound", "StaleAppend", "StoreUnavailable", "InvalidRecord",
+    "events_table", "StoreError", "MatchNotFound", "StaleAppend", "KeyReused", "StoreUnavailable",
+    "InvalidRecord",
     "ID_BYTES", "MAX_ID_CHARS", "MAX_DOCUMENT_CHARS", "MAX_IDEMPOTENCY_KEY_CHARS",
     "DEFAULT_LOCK_TIMEOUT_S", "PG_POOL_RECYCLE_S", "MIGRATIONS", "BASELINE_REVISION", "schema_metadata",
     "schema_revision",
@@ -162,14 +169,31 @@ class MatchNotFound(StoreError, LookupError):
 class StaleAppend(StoreError):
     """An append named a ``seq`` that is no longer the match's last: someone else wrote first.
 
-    ``fresh`` is the match's whole event list as it stands, ``last_seq`` its last ``seq``.
+    ``last_seq`` is the match's last ``seq`` when the append was refused. ``fresh`` is the match's
+    whole event list, read after the refused append's transaction ended (so it may hold even
+    later events), or ``None`` when the caller asked not to have it read (``read_fresh=False``:
+    a caller that keeps its own replay refuses a stale append without reading the log).
     """
 
-    def __init__(self, fresh: list[StoredEvent], last_seq: int, after_seq: int) -> None:
+    def __init__(self, last_seq: int, after_seq: int, fresh: list[StoredEvent] | None = None) -> None:
         super().__init__(f"append after seq {after_seq} is stale: the match is at seq {last_seq}")
-        self.fresh = fresh
         self.last_seq = last_seq
         self.after_seq = after_seq
+        self.fresh = fresh
+
+
+class KeyReused(StoreError):
+    """An append's idempotency key is already stored for the match with a different event.
+
+    A key names one event: the same event again is a retry (``duplicate``), another event under
+    it is refused and nothing is stored. ``seq`` is where the key's own event is.
+    """
+
+    def __init__(self, key: str, seq: int) -> None:
+        super().__init__(f"idempotency key {_clip(key)} already names event #{seq}, a different event; "
+                         "nothing was stored: send a new key with each new event")
+        self.key = key
+        self.seq = seq
 
 
 class StoreUnavailable(StoreError):
@@ -335,12 +359,17 @@ class Store:
         event: JSONObject,
         idempotency_key: str | None = None,
         validate: Callable[[list[StoredEvent]], None] | None = None,
+        *,
+        read_fresh: bool = True,
     ) -> AppendResult:
         """Store ``event`` as ``after_seq + 1``, if ``after_seq`` is still the match's last ``seq``.
 
-        Raises :class:`StaleAppend` when it is not, :class:`MatchNotFound` for an unknown match,
+        A key already stored with this very event answers where it landed (``duplicate``).
+        Raises :class:`KeyReused` when the key is stored with another event, :class:`StaleAppend`
+        when ``after_seq`` is not the last ``seq``, :class:`MatchNotFound` for an unknown match,
         and whatever ``validate`` raises when it refuses the event given the current events;
-        nothing is stored in any of these cases.
+        nothing is stored in any of these cases. Without ``validate`` the transaction never
+        reads the log, so its cost does not grow with the match.
         """
         _check_seq(after_seq, "after_seq")
         text = _dump(event, "event")
@@ -353,20 +382,16 @@ class Store:
             )
 
         def work(conn: Connection) -> AppendResult:
-            _require_match(conn, match_id)
-            duplicate = _seq_for_key(conn, match_id, idempotency_key)
+            # The write transaction reads two index entries and inserts one row, however long the
+            # log: the caller checks the event against its own replay before (see web.matches).
+            last = _require_match_last_seq(conn, match_id)
+            duplicate = _seq_for_key(conn, match_id, idempotency_key, text)
             if duplicate is not None:
                 return AppendResult(seq=duplicate, duplicate=True)
-            if validate is None:
-                last = _last_seq(conn, match_id)
-                if last != after_seq:
-                    raise StaleAppend(_events(conn, match_id, 0), last, after_seq)
-            else:  # the events are needed anyway: their last seq is the check
-                current = _events(conn, match_id, 0)
-                last = current[-1].seq if current else 0
-                if last != after_seq:
-                    raise StaleAppend(current, last, after_seq)
-                validate(current)
+            if last != after_seq:
+                raise StaleAppend(last, after_seq)
+            if validate is not None:  # the caller asked to see the log inside the transaction
+                validate(_events(conn, match_id, 0))
             conn.execute(
                 events_table.insert().values(
                     match_id=match_id, seq=after_seq + 1, event=text,
@@ -375,23 +400,28 @@ class Store:
             )
             return AppendResult(seq=after_seq + 1, duplicate=False)
 
-        try:
-            return self._run(work, write=True, conflicts_expected=True)
-        except IntegrityError as exc:
-            conflict = exc
         # Another writer committed between our read and our insert: the same seq (we are stale)
-        # or the same idempotency key (a concurrent retry of this very event).
+        # or the same idempotency key (a concurrent retry of this very event, or a reused key).
 
         def after_conflict(conn: Connection) -> AppendResult:
-            duplicate = _seq_for_key(conn, match_id, idempotency_key)
+            duplicate = _seq_for_key(conn, match_id, idempotency_key, text)
             if duplicate is not None:
                 return AppendResult(seq=duplicate, duplicate=True)
             last = _last_seq(conn, match_id)
             if last != after_seq:
-                raise StaleAppend(_events(conn, match_id, 0), last, after_seq)
+                raise StaleAppend(last, after_seq)
             raise StoreError(f"the database refused event {after_seq + 1} of a match: {_reason(conflict)}")
 
-        return self._run(after_conflict, write=False)
+        try:
+            try:
+                return self._run(work, write=True, conflicts_expected=True)
+            except IntegrityError as exc:
+                conflict = exc
+            return self._run(after_conflict, write=False)
+        except StaleAppend as stale:
+            if read_fresh:  # outside the write transaction: other writers do not wait for it
+                stale.fresh = self.events(match_id)
+            raise
 
     def healthy(self) -> bool:
         """Whether the tables exist and a write transaction on them would be accepted."""
@@ -564,14 +594,38 @@ def _last_seq(conn: Connection, match_id: str) -> int:
     return int(last)
 
 
-def _seq_for_key(conn: Connection, match_id: str, key: str | None) -> int | None:
+def _require_match_last_seq(conn: Connection, match_id: str) -> int:
+    """The match's last ``seq`` (0 without events), found in one query; MatchNotFound if none."""
+    if not (isinstance(match_id, str) and _ID_SHAPE.fullmatch(match_id)):
+        raise MatchNotFound(f"no match with id {_clip(match_id)}")
+    m, e = matches_table.c, events_table.c
+    last = sa.select(sa.func.coalesce(sa.func.max(e.seq), 0)).where(e.match_id == m.id).scalar_subquery()
+    row = conn.execute(sa.select(m.id, last.label("last_seq")).where(m.id == match_id)).first()
+    if row is None or not hmac.compare_digest(row.id, match_id):
+        raise MatchNotFound(f"no match with id {_clip(match_id)}")
+    return int(row.last_seq)
+
+
+def _seq_for_key(conn: Connection, match_id: str, key: str | None, text: str) -> int | None:
+    """Where the event stored under ``key`` is when it is this event (``text``); KeyReused when
+    the key holds another event; None for no key or an unused one."""
     if key is None:
         return None
     c = events_table.c
-    seq = conn.execute(
-        sa.select(c.seq).where(c.match_id == match_id, c.idempotency_key == key)
-    ).scalar_one_or_none()
-    return None if seq is None else int(seq)
+    row = conn.execute(
+        sa.select(c.seq, c.event).where(c.match_id == match_id, c.idempotency_key == key)
+    ).first()
+    if row is None:
+        return None
+    if _canonical(row.event) != _canonical(text):
+        raise KeyReused(key, int(row.seq))
+    return int(row.seq)
+
+
+def _canonical(text: str) -> str:
+    """JSON text in one spelling (keys sorted), so an event compares equal however it was written;
+    ``true`` and ``1`` stay different, unlike Python's ``True == 1``."""
+    return json.dumps(json.loads(text), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _dump(value: object, what: str) -> str:

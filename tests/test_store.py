@@ -29,6 +29,7 @@ from store import (
     MAX_DOCUMENT_CHARS,
     AppendResult,
     InvalidRecord,
+    KeyReused,
     MatchNotFound,
     StaleAppend,
     Store,
@@ -207,6 +208,33 @@ def test_the_same_idempotency_key_stores_one_event(store: Store) -> None:
     other = store.create_match({})
     assert store.append(other.id, 0, peg, idempotency_key="a1b2-retry") == AppendResult(1, duplicate=False)
     assert store.last_seq(match.id) == 2
+
+
+def test_a_used_key_names_one_event(store: Store) -> None:
+    match = store.create_match({})
+    peg = {"type": "peg", "player": 0, "points": 2}
+    assert store.append(match.id, 0, peg, idempotency_key="tap-1") == AppendResult(1, duplicate=False)
+    # The same JSON object written in another key order is the same event: a retry.
+    same = {"points": 2, "player": 0, "type": "peg"}
+    assert store.append(match.id, 1, same, idempotency_key="tap-1") == AppendResult(1, duplicate=True)
+    # Another event under the used key is refused, whatever seq it names, and nothing is stored;
+    # true is not 1 (as Python's True == 1 would have it).
+    for after, other in ((1, {"type": "peg", "player": 0, "points": 3}),
+                         (0, {"type": "peg", "player": 0, "points": 3}),
+                         (1, {"type": "peg", "player": 0, "points": 2, "go": True}),
+                         (1, {"type": "peg", "player": False, "points": 2})):
+        with pytest.raises(KeyReused, match="already names event #1") as info:
+            store.append(match.id, after, other, idempotency_key="tap-1")
+        assert info.value.seq == 1 and "nothing was stored" in str(info.value)
+    assert payloads(store.events(match.id)) == [peg]
+
+
+def test_a_stale_append_can_skip_reading_the_log(store: Store) -> None:
+    match = store.create_match({})
+    store.append(match.id, 0, {"n": 1})
+    with pytest.raises(StaleAppend) as info:
+        store.append(match.id, 0, {"n": 2}, read_fresh=False)
+    assert info.value.last_seq == 1 and info.value.fresh is None
 
 
 def test_a_refusing_validator_stores_nothing(store: Store) -> None:
@@ -397,8 +425,8 @@ def test_acknowledged_events_survive_sigkill(db_url: str) -> None:
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize("same_key", [False, True], ids=["distinct-events", "one-event-retried"])
-def test_postgres_unique_constraint_decides_a_race(pg_fresh_url: str, same_key: bool) -> None:
+@pytest.mark.parametrize("kind", ["distinct-events", "one-event-retried", "key-reused"])
+def test_postgres_unique_constraint_decides_a_race(pg_fresh_url: str, kind: str) -> None:
     """Both writers read last seq 0 before either inserts; the constraint lets exactly one in."""
     with Store(pg_fresh_url) as setup:
         setup.create_schema()
@@ -409,15 +437,14 @@ def test_postgres_unique_constraint_decides_a_race(pg_fresh_url: str, same_key: 
         assert current == []
         both_have_read.wait()
 
-    def write(name: str) -> AppendResult | StaleAppend:
-        key = "retry-7" if same_key else f"key-{name}"
+    def write(name: str) -> AppendResult | StoreError:
+        key = f"key-{name}" if kind == "distinct-events" else "retry-7"
+        event = {"by": "both"} if kind == "one-event-retried" else {"by": name}
         with Store(pg_fresh_url) as mine:
             try:
-                return mine.append(
-                    match_id, 0, {"by": name}, idempotency_key=key, validate=wait_for_the_other
-                )
-            except StaleAppend as stale:
-                return stale
+                return mine.append(match_id, 0, event, idempotency_key=key, validate=wait_for_the_other)
+            except (StaleAppend, KeyReused) as refused:
+                return refused
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(write, ["east", "west"]))
@@ -425,11 +452,15 @@ def test_postgres_unique_constraint_decides_a_race(pg_fresh_url: str, same_key: 
     with Store(pg_fresh_url) as check:
         stored = check.events(match_id)
     assert [e.seq for e in stored] == [1]
+    if kind == "one-event-retried":  # a key names one event: the retry is told where it landed
+        assert sorted(results, key=repr) == [AppendResult(seq=1, duplicate=False),
+                                             AppendResult(seq=1, duplicate=True)]
+        return
     winner = stored[0].event["by"]
     loser = results[["east", "west"].index(winner) ^ 1]
     assert results[["east", "west"].index(winner)] == AppendResult(seq=1, duplicate=False)
-    if same_key:
-        assert loser == AppendResult(seq=1, duplicate=True)
+    if kind == "key-reused":  # the same key with another event is refused, not taken for a retry
+        assert isinstance(loser, KeyReused) and loser.seq == 1
     else:
         assert isinstance(loser, StaleAppend)
         assert loser.last_seq == 1
