@@ -22,10 +22,11 @@ from scorer.discard import advise
 from scorer.match import Match, Settings
 from scorer.pegging import score_pegging
 from scorer.show import score_show
-from store import StaleAppend
+from store import KeyReused, StaleAppend
 from vision import ImageError, Recognition, recognise
 from vision.io import decode_upload
 from web.errors import json_error
+from web.forms import whole_number
 from web.matches import current, load, public_url, require_writer, resolve, store_event
 from web.storage import get_store
 
@@ -120,6 +121,12 @@ def _match_json(match: Match, seq: int) -> dict[str, Any]:
     return {"seq": seq, **match.to_json()}
 
 
+def _state_json(match: Match, seq: int) -> dict[str, Any]:
+    """What an appending client needs: the board at ``seq``, not the whole log (which grows with
+    the match; ``GET /api/matches/<id>?after=seq`` serves the events it lacks)."""
+    return {"seq": seq, "next_seq": match.next_seq, "state": match.state.to_json()}
+
+
 @bp.post("/matches")
 def create_match() -> Response:
     """Settings (``{"players": ["Ann", "Bob"], "target": 121, ...}``) → the new match's ids and links."""
@@ -142,15 +149,28 @@ def create_match() -> Response:
 
 @bp.get("/matches/<token>")
 def get_match(token: str) -> Response:
-    """The match's state, history and statistics; 304 when the ``If-None-Match`` seq is current."""
+    """The match's state, history and statistics; 304 when the ``If-None-Match`` seq is current.
+
+    With ``?after=N`` only the state and the stored events after seq N: what a client that
+    appends (and so holds the log up to N) needs to catch up, however long the match.
+    """
     access = resolve(token)  # with the match's last seq, read in the same query
-    etag = f"seq-{access.seq}"
+    after_text = request.args.get("after")
+    etag = f"seq-{access.seq}" if after_text is None else f"seq-{access.seq}-after-{after_text}"
     if request.if_none_match.contains(etag):
         resp = make_response("", 304)
     else:
         match, seq = current(access)
-        resp = jsonify({**_match_json(match, seq), "can_write": access.can_write})
-        etag = f"seq-{seq}"  # the seq served, should an append have landed since the lookup
+        if after_text is None:
+            resp = jsonify({**_match_json(match, seq), "can_write": access.can_write})
+            etag = f"seq-{seq}"  # the seq served, should an append have landed since the lookup
+        else:
+            after = whole_number(after_text)
+            if after is None or after > seq:
+                raise ApiError(f"bad 'after': {after_text!r}; give the last seq you hold, 0 to {seq}")
+            events = [{"seq": n, "event": e} for n, e in enumerate(match.events[after:], after + 1)]
+            resp = jsonify({**_state_json(match, seq), "events": events, "can_write": access.can_write})
+            etag = f"seq-{seq}-after-{after_text}"
     resp.set_etag(etag)
     resp.headers["Cache-Control"] = "no-cache"
     return resp
@@ -169,13 +189,15 @@ def append_event(token: str) -> Response:
     try:
         result, match, seq = store_event(access, after, event, key)
     except StaleAppend as stale:
-        match, seq = load(access.record, stale.fresh)
+        match, seq = load(access.record)
         resp = jsonify(error=f"stale: the match is at seq {stale.last_seq}, not {after}; "
                              "check the fresh state and send the event again if it still applies",
-                       seq=seq, match=_match_json(match, seq))
+                       seq=seq, match=_state_json(match, seq))
         resp.status_code = 409
         return resp
-    resp = jsonify(seq=result.seq, duplicate=result.duplicate, match=_match_json(match, seq))
+    except KeyReused as reused:
+        return json_error(422, str(reused))
+    resp = jsonify(seq=result.seq, duplicate=result.duplicate, match=_state_json(match, seq))
     resp.status_code = 200 if result.duplicate else 201
     return resp
 

@@ -17,7 +17,9 @@ scoring it is one event.
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -53,7 +55,7 @@ from scorer.match import (
 from scorer.pegging import PegEvent, Pegging, score_pegging
 from scorer.rules import PRESETS, TARGETS, preset
 from scorer.show import Score, score_show
-from store import AppendResult, InvalidRecord, MatchNotFound, MatchRecord, StaleAppend, StoredEvent
+from store import AppendResult, InvalidRecord, KeyReused, MatchNotFound, MatchRecord, StaleAppend, StoredEvent
 from web.board import Board, layout
 from web.cache import Replayed, get_caches
 from web.forms import MAX_SHOW_POINTS, CardsState, parse_claim, picker_action, sentence, whole_number
@@ -64,6 +66,7 @@ from web.storage import get_store
 __all__ = [
     "bp", "Access", "Draft", "FormError", "Screen", "build_event", "current", "load", "lookup",
     "match_settings_from_form", "match_title", "public_url", "resolve", "require_writer", "store_event",
+    "tap_key",
     "PEG_PAD", "SHOW_PAD",
 ]
 
@@ -83,6 +86,9 @@ HAND_CARDS = 4
 """Cards in a hand or crib for the show, and cards each player lays in the play."""
 QR_SCALE = 4
 """QR module size in SVG units: the image scales to the screen anyway."""
+TAP_DIGEST_CHARS = 16
+"""Hex digits of an event's SHA-256 in its tap's idempotency key (64 bits: no two taps of one
+page collide)."""
 
 
 class FormError(ValueError):
@@ -193,8 +199,9 @@ def _extend(start: Replayed, events: Sequence[StoredEvent]) -> Replayed | None:
 
 
 class _Checked:
-    """The store's ``validate`` callback for one event: the match as the append's transaction
-    sees it, with the event applied (``MatchError`` refuses it), kept for the answer."""
+    """The store's ``validate`` callback for one event, for the rare append whose ``after`` is
+    past every event this process has read: the match as the append's transaction sees it,
+    with the event applied (``MatchError`` refuses it), kept for the answer."""
 
     def __init__(self, record: MatchRecord, event: Mapping[str, object]) -> None:
         self.record = record
@@ -208,20 +215,39 @@ class _Checked:
 
 def store_event(access: Access, after: int, event: Mapping[str, object],
                 idempotency_key: str | None) -> tuple[AppendResult, Match, int]:
-    """Append ``event`` after seq ``after``, checked by replay inside the store's transaction;
-    where it landed, and the match with it and its last seq.
+    """Append ``event`` after seq ``after``, checked against the replayed match before the store's
+    short write transaction; where it landed, and the match with it and its last seq.
 
-    Raises what ``Store.append`` raises: ``StaleAppend``, ``MatchError`` from the check,
-    ``InvalidRecord``. The match answered is the one the check built, cached only now that the
-    append has committed; a retried event (``duplicate``) answers the match as it stands.
+    The check runs outside any write transaction, on this process's cached replay brought up to
+    date from the events after its seq. It holds because the log only grows: the store then
+    inserts only if ``after`` is still the last seq, so the event follows exactly the events it
+    was checked against. When the cached replay is already past ``after`` the append can only be
+    a retry or stale, and the store says which without the check; only an ``after`` past every
+    event read here (another worker appended meanwhile) is checked inside the transaction.
+
+    Raises what ``Store.append`` raises: ``StaleAppend`` (without the log: ``load`` the fresh
+    match), ``KeyReused``, ``MatchError`` from the check, ``InvalidRecord``. The match answered
+    is the one the check built, cached only once the append has committed; a retried event
+    (``duplicate``) answers the match as it stands.
     """
-    checked = _Checked(access.record, event)
-    result = get_store().append(access.record.id, after, dict(event), idempotency_key=idempotency_key,
-                                validate=checked)
-    if not result.duplicate and checked.after is not None and checked.after.seq == result.seq:
-        get_caches().remember(access.record.id, checked.after)
-        return result, checked.after.match, checked.after.seq
-    match, seq = load(access.record)
+    store, record = get_store(), access.record
+    match, seq = current(access)
+    if seq < after:  # appended since the link was looked up: read on from the cached replay
+        match, seq = load(record)
+    checked: _Checked | None = None
+    if seq == after:
+        applied = Replayed(after + 1, match.apply(dict(event)))
+        result = store.append(record.id, after, dict(event), idempotency_key=idempotency_key,
+                              read_fresh=False)
+    else:
+        checked = _Checked(record, event) if seq < after else None
+        result = store.append(record.id, after, dict(event), idempotency_key=idempotency_key,
+                              validate=checked, read_fresh=False)
+        applied = checked.after if checked is not None and checked.after is not None else None
+    if not result.duplicate and applied is not None and applied.seq == result.seq:
+        get_caches().remember(record.id, applied)
+        return result, applied.match, applied.seq
+    match, seq = load(record)
     return result, match, seq
 
 
@@ -617,6 +643,9 @@ def post_event(token: str) -> Response:
     try:
         action = build_event(form, match)
     except FormError as e:
+        seen = whole_number(form.get("after", ""))
+        if seen is not None and seen < seq:  # a tap on a page the match has moved past
+            return _stale_screen(access, seen, form)
         return _refused(Screen(access, match, seq, draft=_draft_of(form)), e.form, str(e), 422)
     if isinstance(action, Draft):
         s = Screen(access, match, seq, draft=action)
@@ -636,15 +665,11 @@ def post_event(token: str) -> Response:
     if after is None:
         return _refused(Screen(access, match, seq), which,
                         "This form is missing its place in the match: reload the page and try again.", 400)
+    form_key = form.get("key") or None
     try:
-        _, match, seq = store_event(access, after, action, form.get("key") or None)
-    except StaleAppend as stale:
-        fresh, fresh_seq = load(access.record, stale.fresh)
-        newest = fresh.history[-1].text if fresh.history else ""
-        message = (f"Another phone changed the match first ({newest}). Nothing was saved: check the "
-                   "board, then enter it again if it is still needed.")
-        # The form may be gone from the fresh screen (the phase moved on): say it above the forms.
-        return _screen_response(Screen(access, fresh, fresh_seq, {"general": message}, _draft_of(form)), 409)
+        _, match, seq = store_event(access, after, action, tap_key(form_key, action))
+    except (StaleAppend, KeyReused):
+        return _stale_screen(access, after, form)
     except MatchError as e:
         return _refused(Screen(access, match, seq, draft=_draft_of(form)), which, sentence(str(e)), 422)
     except InvalidRecord:  # a key or event the store cannot keep: never from this app's own pages
@@ -655,6 +680,44 @@ def post_event(token: str) -> Response:
     resp = _screen_response(Screen(access, match, seq))
     resp.headers["HX-Replace-Url"] = url_for("matches.screen", token=token)
     return resp
+
+
+def _stale_screen(access: Access, after: int, form: Mapping[str, str]) -> Response:
+    """The fresh screen (409) for a tap on a page the match has moved past, saying who moved it:
+    an earlier tap on the same page (two buttons before the swap, or Back and tap) or another
+    phone. Nothing was stored."""
+    fresh, fresh_seq = load(access.record)
+    newest = fresh.history[-1].text if fresh.history else ""
+    own = _own_taps_since(access, after, form.get("key"))
+    who = "An earlier tap on this page" if own else "Another phone"
+    message = (f"{who} changed the match first ({newest}). Nothing was saved: check the "
+               "board, then enter it again if it is still needed.")
+    # The form may be gone from the fresh screen (the phase moved on): say it above the forms.
+    return _screen_response(Screen(access, fresh, fresh_seq, {"general": message}, _draft_of(form)), 409)
+
+
+def tap_key(form_key: str | None, event: Mapping[str, object]) -> str | None:
+    """The idempotency key of one tap: the page's key for its form and a digest of the event.
+
+    A page gives each form a key, but one form has many buttons (a number pad) and a page can
+    be tapped again after Back: a key of its own per event keeps a second, different tap from
+    passing for a retry of the first (the store refuses a used key with another event), while
+    the same tap sent twice (a double tap, a resend) is still stored once.
+    """
+    if form_key is None:
+        return None
+    text = json.dumps(event, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return f"{form_key}.{hashlib.sha256(text.encode()).hexdigest()[:TAP_DIGEST_CHARS]}"
+
+
+def _own_taps_since(access: Access, after: int, form_key: str | None) -> bool:
+    """Whether an event stored after ``after`` came from the same page (its keys share the page's
+    part, before the form's name), so the player is told it was their own earlier tap."""
+    page = form_key.rsplit("-", 1)[0] if form_key and "-" in form_key else None
+    if page is None:
+        return False
+    newer = get_store().events(access.record.id, after=after)
+    return any((e.idempotency_key or "").startswith(page + "-") for e in newer)
 
 
 def _refused(screen: Screen, which: str, message: str, status: int) -> Response:
