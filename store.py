@@ -62,10 +62,11 @@ import random
 import re
 import secrets
 import sqlite3
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self, TypeVar
@@ -83,7 +84,7 @@ __all__ = [
     "InvalidRecord",
     "ID_BYTES", "MAX_ID_CHARS", "MAX_DOCUMENT_CHARS", "MAX_IDEMPOTENCY_KEY_CHARS",
     "DEFAULT_LOCK_TIMEOUT_S", "PG_POOL_RECYCLE_S", "MIGRATIONS", "BASELINE_REVISION", "schema_metadata",
-    "schema_revision",
+    "schema_revision", "UNPLAYED_MATCH_TTL", "PRUNE_EVERY_S", "main",
 ]
 
 JSONObject = dict[str, Any]
@@ -103,6 +104,11 @@ DEFAULT_LOCK_TIMEOUT_S: Final = 5.0
 """Seconds an SQLite writer waits for the write lock before the store reports itself
 unavailable. An append holds the lock for milliseconds, so a wait this long means something
 else holds the database."""
+UNPLAYED_MATCH_TTL: Final = timedelta(days=1)
+"""A match that got no event within this long after it was made is deleted: a link opened by
+mistake or a test, never played. Nobody can have scored in it, so nothing of value goes."""
+PRUNE_EVERY_S: Final = 3600.0
+"""Creating a match prunes unplayed ones at most this often (seconds) in each process."""
 _BACKOFF_FIRST_S: Final = 0.002
 """First pause before retrying a busy SQLite database (seconds); doubled after each try."""
 _BACKOFF_MAX_S: Final = 0.05
@@ -246,9 +252,13 @@ class Store:
     """Matches and their event logs in an SQLite file or a PostgreSQL database."""
 
     def __init__(
-        self, url: str, *, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S, **engine_kwargs: Any
+        self, url: str, *, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
+        clock: Callable[[], datetime] | None = None, **engine_kwargs: Any
     ) -> None:
-        """Connect lazily to ``url`` (``sqlite:///path`` or ``postgresql+psycopg://…``)."""
+        """Connect lazily to ``url`` (``sqlite:///path`` or ``postgresql+psycopg://…``).
+
+        ``clock`` gives the current UTC time for creation times and pruning (tests pass their own).
+        """
         parsed = sa.make_url(url)
         self._backend = parsed.get_backend_name()
         if self._backend not in ("sqlite", "postgresql"):
@@ -259,6 +269,8 @@ class Store:
         if not lock_timeout_s > 0:
             raise ValueError(f"lock_timeout_s must be positive, not {lock_timeout_s!r}")
         self._lock_timeout_s = lock_timeout_s
+        self._clock = clock or _now
+        self._next_prune = 0.0  # time.monotonic() after which create_match prunes again
         self._where = _safe_url(parsed)
         self._random = random.Random()
         if self._backend == "postgresql":
@@ -307,10 +319,15 @@ class Store:
             id=secrets.token_urlsafe(ID_BYTES),
             viewer_id=secrets.token_urlsafe(ID_BYTES),
             settings=json.loads(text),
-            created_at=_now(),
+            created_at=self._clock(),
         )
+        # Creating is when unplayed matches pile up, so it prunes them too, at most once per
+        # PRUNE_EVERY_S in each process: one indexed delete of the old rows, in the same commit.
+        prune = time.monotonic() >= self._next_prune
 
         def work(conn: Connection) -> None:
+            if prune:
+                _prune(conn, record.created_at - UNPLAYED_MATCH_TTL)
             conn.execute(
                 matches_table.insert().values(
                     id=record.id, viewer_id=record.viewer_id, settings=text, created_at=record.created_at
@@ -318,7 +335,18 @@ class Store:
             )
 
         self._run(work, write=True)
+        if prune:
+            self._next_prune = time.monotonic() + PRUNE_EVERY_S
         return record
+
+    def prune_unplayed(self, older_than: timedelta = UNPLAYED_MATCH_TTL) -> int:
+        """Delete the matches created more than ``older_than`` ago that never got an event; how
+        many. A match with any event, even one undone, is kept for ever."""
+
+        def work(conn: Connection) -> int:
+            return _prune(conn, self._clock() - older_than)
+
+        return self._run(work, write=True)
 
     def get_match(self, match_id: str) -> MatchRecord:
         """The match whose scorer id is ``match_id``; :class:`MatchNotFound` if none."""
@@ -395,7 +423,7 @@ class Store:
             conn.execute(
                 events_table.insert().values(
                     match_id=match_id, seq=after_seq + 1, event=text,
-                    idempotency_key=idempotency_key, created_at=_now(),
+                    idempotency_key=idempotency_key, created_at=self._clock(),
                 )
             )
             return AppendResult(seq=after_seq + 1, duplicate=False)
@@ -594,6 +622,13 @@ def _last_seq(conn: Connection, match_id: str) -> int:
     return int(last)
 
 
+def _prune(conn: Connection, cutoff: datetime) -> int:
+    m, e = matches_table.c, events_table.c
+    played = sa.select(e.match_id).where(e.match_id == m.id).exists()
+    result = conn.execute(sa.delete(matches_table).where(m.created_at < cutoff, ~played))
+    return int(result.rowcount)
+
+
 def _require_match_last_seq(conn: Connection, match_id: str) -> int:
     """The match's last ``seq`` (0 without events), found in one query; MatchNotFound if none."""
     if not (isinstance(match_id, str) and _ID_SHAPE.fullmatch(match_id)):
@@ -681,7 +716,39 @@ def _safe_url(url: sa.URL) -> str:
     return url.render_as_string(hide_password=True)
 
 
+def main(argv: list[str] | None = None) -> int:
+    """``python -m store prune [--url URL] [--older-than-hours H]``: delete the matches never
+    played (no event) that are older than H hours (24), in the database at ``URL`` (else
+    ``DATABASE_URL``, else ``muggins.sqlite`` in ``MUGGINS_INSTANCE`` or ``instance/``, as the
+    app finds it); prints how many."""
+    import argparse
+    import os
+
+    parser = argparse.ArgumentParser(prog="python -m store", description="Match store maintenance.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    prune = commands.add_parser("prune", help="delete matches never played, older than a day")
+    instance = os.environ.get("MUGGINS_INSTANCE") or Path(__file__).resolve().parent / "instance"
+    prune.add_argument("--url", default=os.environ.get("DATABASE_URL")
+                       or f"sqlite:///{Path(instance) / 'muggins.sqlite'}")
+    prune.add_argument("--older-than-hours", type=float, default=UNPLAYED_MATCH_TTL.total_seconds() / 3600)
+    args = parser.parse_args(argv)
+    if not args.older_than_hours >= 0:
+        parser.error(f"--older-than-hours must be 0 or more, not {args.older_than_hours}")
+    try:
+        with Store(args.url) as store:
+            store.create_schema()
+            removed = store.prune_unplayed(timedelta(hours=args.older_than_hours))
+    except (StoreError, ValueError) as err:
+        print(f"python -m store: {err}", file=sys.stderr)
+        return 2
+    print(f"removed {removed} match{'' if removed == 1 else 'es'} never played")
+    return 0
+
+
 def _sqlite_in_memory(url: sa.URL) -> bool:
     database = url.database or ""
     return database in ("", ":memory:") or url.query.get("mode") == "memory"
 
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -603,3 +603,99 @@ def test_create_schema_from_several_workers_at_once(db_url: str) -> None:
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         assert list(pool.map(start_worker, range(4))) == [True] * 4
+
+
+# --- pruning matches never played -------------------------------------------------------------
+
+
+class Clock:
+    """A UTC clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def test_matches_never_played_go_after_a_day(db_url: str) -> None:
+    clock = Clock()
+    with Store(db_url, clock=clock) as store:
+        store.create_schema()
+        unplayed = store.create_match({"n": 1})  # this first create prunes (nothing yet)
+        played = store.create_match({"n": 2})
+        store.append(played.id, 0, {"type": "starter", "card": None})
+        undone = store.create_match({"n": 3})  # an event later undone still counts as played
+        store.append(undone.id, 0, {"type": "starter", "card": None})
+        store.append(undone.id, 1, {"type": "void", "seq": 1})
+        clock.now += timedelta(hours=23)
+        recent = store.create_match({"n": 4})
+        assert store.prune_unplayed() == 0  # nothing is a day old yet
+        clock.now += timedelta(hours=1, seconds=1)
+        assert store.prune_unplayed() == 1
+        with pytest.raises(MatchNotFound):
+            store.get_match(unplayed.id)
+        with pytest.raises(MatchNotFound):
+            store.by_link(unplayed.viewer_id)
+        for kept in (played, undone, recent):
+            assert store.get_match(kept.id) == kept
+        assert store.prune_unplayed() == 0
+        clock.now += timedelta(days=1)
+        assert store.prune_unplayed() == 1  # recent, now a day old too
+        assert [e.seq for e in store.events(undone.id)] == [1, 2]
+
+
+def test_creating_a_match_prunes_at_most_once_an_hour(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    with Store(db_url, clock=clock) as store:
+        store.create_schema()
+        old = store.create_match({})  # the first create in this process prunes (nothing yet)
+        clock.now += timedelta(days=2)
+        store.create_match({})  # within the hour (of the process's own clock): no prune
+        assert store.get_match(old.id) == old
+        monkeypatch.setattr(store_module.time, "monotonic", lambda: 1e12)  # an hour on, and more
+        store.create_match({})
+        with pytest.raises(MatchNotFound):
+            store.get_match(old.id)
+
+
+def test_python_m_store_prune(tmp_path: Path) -> None:
+    db = tmp_path / "matches.db"
+    clock = Clock()
+    clock.now = datetime.now(UTC) - timedelta(days=3)
+    with Store.from_path(db) as store:
+        store.create_schema()
+    with Store(sqlite_url(db), clock=clock) as store:
+        store._next_prune = float("inf")  # keep the creates from pruning
+        gone, kept = store.create_match({}), store.create_match({})
+        store.append(kept.id, 0, {"type": "starter", "card": None})
+    run = subprocess.run([sys.executable, "-m", "store", "prune", "--url", sqlite_url(db)],
+                         capture_output=True, text=True, cwd=Path(__file__).parent.parent, check=False)
+    assert run.returncode == 0 and run.stdout == "removed 1 match never played\n", run.stderr
+    with Store.from_path(db) as store:
+        assert store.get_match(kept.id) == kept
+        with pytest.raises(MatchNotFound):
+            store.get_match(gone.id)
+    run = subprocess.run([sys.executable, "-m", "store", "prune", "--older-than-hours", "-1", "--url",
+                          sqlite_url(db)], capture_output=True, text=True,
+                         cwd=Path(__file__).parent.parent, check=False)
+    assert run.returncode == 2 and "--older-than-hours must be 0 or more" in run.stderr
+
+
+def test_the_served_app_prunes_at_start(tmp_path: Path) -> None:
+    from bench.bench_load import Server, free_port
+
+    db = tmp_path / "matches.sqlite"
+    clock = Clock()
+    clock.now = datetime.now(UTC) - timedelta(days=1, minutes=1)
+    with Store(sqlite_url(db), clock=clock) as store:
+        store.create_schema()
+        gone, kept = store.create_match({}), store.create_match({})
+        store.append(kept.id, 0, {"type": "starter", "card": None})
+    server = Server("waitress", sqlite_url(db), tmp_path / "instance", free_port(), 1, tmp_path / "log")
+    server.start()
+    server.stop()
+    with Store.from_path(db) as store:
+        assert store.get_match(kept.id) == kept
+        with pytest.raises(MatchNotFound):
+            store.get_match(gone.id)

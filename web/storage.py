@@ -25,8 +25,8 @@ _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
 
 
 def init_store(app: Flask) -> None:
-    """Open the store named by ``DATABASE_URL``, create its tables if they are missing, and give
-    the app empty caches of it."""
+    """Open the store named by ``DATABASE_URL``, bring its schema up to date, prune the matches
+    never played in a day, and give the app empty caches of it."""
     store = Store(app.config["DATABASE_URL"],
                   lock_timeout_s=app.config.get("STORE_LOCK_TIMEOUT_S", DEFAULT_LOCK_TIMEOUT_S))
     app.extensions[_KEY] = store
@@ -34,6 +34,9 @@ def init_store(app: Flask) -> None:
     app.register_error_handler(StoreUnavailable, _unavailable)
     try:
         store.create_schema()
+        removed = store.prune_unplayed()  # and again, at most hourly, as matches are created
+        if removed:
+            app.logger.info("pruned %d matches never played in a day", removed)
     except StoreUnavailable as err:
         # Start anyway: pages answer 503 while the database is locked or out of reach, and the
         # first request that finds it back makes the tables.
