@@ -389,6 +389,7 @@ class Store:
         validate: Callable[[list[StoredEvent]], None] | None = None,
         *,
         read_fresh: bool = True,
+        behind: bool = False,
     ) -> AppendResult:
         """Store ``event`` as ``after_seq + 1``, if ``after_seq`` is still the match's last ``seq``.
 
@@ -398,6 +399,11 @@ class Store:
         and whatever ``validate`` raises when it refuses the event given the current events;
         nothing is stored in any of these cases. Without ``validate`` the transaction never
         reads the log, so its cost does not grow with the match.
+
+        ``behind``: the caller has seen the match past ``after_seq``, so the append can only be a
+        retry or stale. It is settled in a read transaction, without SQLite's write lock, so a
+        phone hammering a busy match with stale appends does not queue the other tables'
+        writers behind it (it falls back to a write should the caller be wrong).
         """
         _check_seq(after_seq, "after_seq")
         text = _dump(event, "event")
@@ -408,6 +414,15 @@ class Store:
                 f"idempotency key must be 1 to {MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters "
                 f"without spaces, not {_clip(idempotency_key)}"
             )
+
+        def settle(conn: Connection) -> AppendResult | None:
+            last = _require_match_last_seq(conn, match_id)
+            duplicate = _seq_for_key(conn, match_id, idempotency_key, text)
+            if duplicate is not None:
+                return AppendResult(seq=duplicate, duplicate=True)
+            if last != after_seq:
+                raise StaleAppend(last, after_seq)
+            return None
 
         def work(conn: Connection) -> AppendResult:
             # The write transaction reads two index entries and inserts one row, however long the
@@ -441,6 +456,9 @@ class Store:
             raise StoreError(f"the database refused event {after_seq + 1} of a match: {_reason(conflict)}")
 
         try:
+            settled = self._run(settle, write=False) if behind else None
+            if settled is not None:
+                return settled
             try:
                 return self._run(work, write=True, conflicts_expected=True)
             except IntegrityError as exc:

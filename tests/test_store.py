@@ -699,3 +699,24 @@ def test_the_served_app_prunes_at_start(tmp_path: Path) -> None:
         assert store.get_match(kept.id) == kept
         with pytest.raises(MatchNotFound):
             store.get_match(gone.id)
+
+
+def test_an_append_known_behind_is_settled_without_the_write_lock(sqlite_match: tuple[Path, str]) -> None:
+    path, match_id = sqlite_match
+    with Store.from_path(path, lock_timeout_s=0.2) as store:
+        store.append(match_id, 1, {"type": "go"}, idempotency_key="k-2")
+        lock = sqlite3.connect(path, isolation_level=None, timeout=0)
+        lock.execute("BEGIN IMMEDIATE")  # another writer holds the write lock throughout
+        try:
+            with pytest.raises(StaleAppend, match="the match is at seq 2"):
+                store.append(match_id, 0, {"type": "deal"}, behind=True, read_fresh=False)
+            assert store.append(match_id, 1, {"type": "go"}, idempotency_key="k-2",
+                                behind=True) == AppendResult(2, duplicate=True)
+            with pytest.raises(KeyReused):
+                store.append(match_id, 1, {"type": "stop"}, idempotency_key="k-2", behind=True)
+            with pytest.raises(StoreUnavailable):  # a caller wrong about being behind must write
+                store.append(match_id, 2, {"type": "deal"}, behind=True)
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+        assert store.append(match_id, 2, {"type": "deal"}, behind=True) == AppendResult(3, duplicate=False)

@@ -4,8 +4,10 @@ A match is reached by two unguessable links under ``/m/<token>``: the scorer's (
 and the viewer's (the viewer id). Pages read with either; every write route answers 403 to a
 viewer link. Each form carries the sequence number of the last event it saw (``after``) and an
 idempotency key, so a stale form from another phone is refused with the fresh board (409) and a
-double tap never stores an event twice. Events are checked by replaying the match inside the
-store's append, so two phones can never store events that do not fit together.
+double tap never stores an event twice; each tap's key also carries a digest of its event, so
+two different taps never share one. Events are checked against the replayed match before the
+store's append, which inserts only if the match is still where the check saw it, so two phones
+can never store events that do not fit together.
 
 Replays and polled boards are cached per process (``web.cache``): a link's lookup reads the
 match's last seq in the same query, so a page reuses the match replayed at that seq, an append
@@ -242,7 +244,7 @@ def store_event(access: Access, after: int, event: Mapping[str, object],
     else:
         checked = _Checked(record, event) if seq < after else None
         result = store.append(record.id, after, dict(event), idempotency_key=idempotency_key,
-                              validate=checked, read_fresh=False)
+                              validate=checked, read_fresh=False, behind=seq > after)
         applied = checked.after if checked is not None and checked.after is not None else None
     if not result.duplicate and applied is not None and applied.seq == result.seq:
         get_caches().remember(record.id, applied)
