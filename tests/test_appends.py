@@ -14,15 +14,14 @@ import re
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 from test_deploy import Http
 
-from bench.bench_load import Server, free_port, match_settings, table_script
-from store import Store, events_table
+from bench.bench_append import prefill
+from bench.bench_load import Server, free_port, table_script
+from store import Store
 
 LONG = 3000
 """Events in the long match: the old append answered about 800 KiB here, and read them all."""
@@ -39,22 +38,6 @@ class Served:
     long_id: str
     short_id: str
     script: list[dict[str, object]]
-
-
-def prefill(url: str, count: int, script: list[dict[str, object]]) -> str:
-    """A match holding the first ``count`` events of ``script``, written in one transaction."""
-    with Store(url) as store:
-        store.create_schema()
-        match_id = store.create_match(match_settings()).id
-    engine = sa.create_engine(url)
-    try:
-        with engine.begin() as conn:
-            conn.execute(events_table.insert(), [
-                {"match_id": match_id, "seq": n, "event": json.dumps(e), "idempotency_key": None,
-                 "created_at": datetime.now(UTC)} for n, e in enumerate(script[:count], 1)])
-    finally:
-        engine.dispose()
-    return match_id
 
 
 @pytest.fixture(params=["waitress", pytest.param("gunicorn", marks=pytest.mark.postgres)])
