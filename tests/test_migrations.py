@@ -25,12 +25,12 @@ from web_fixtures import make_app
 
 import store as store_module
 from scorer.match import Match
-from store import BASELINE_REVISION, Store, schema_metadata, schema_revision
+from store import BASELINE_REVISION, HEAD_REVISION, MIGRATIONS, Store, schema_metadata, schema_revision
 
 DATA = Path(__file__).parent / "data" / "db"
 OLD_DB = DATA / "b66276b.sqlite"
 RECORDED: list[dict[str, Any]] = json.loads((DATA / "b66276b.json").read_text(encoding="utf-8"))
-HEAD = "0002_matches_created_at"
+HEAD = HEAD_REVISION
 
 
 def sqlite_copy(tmp_path: Path) -> str:
@@ -80,6 +80,15 @@ def check_every_match(store: Store) -> None:
         assert Match(record.settings, [e.event for e in events]).to_json() == recorded["match"]
         linked = store.by_link(recorded["viewer_id"])
         assert (linked.record, linked.scorer, linked.last_seq) == (record, False, len(events))
+
+
+def test_the_store_knows_the_newest_migration() -> None:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    assert ScriptDirectory.from_config(config).get_current_head() == HEAD_REVISION
 
 
 def test_the_fixture_holds_the_matches_it_claims() -> None:
