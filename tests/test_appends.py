@@ -161,3 +161,28 @@ def test_two_taps_from_one_page_are_both_stored_or_the_second_is_explained(serve
     with Store(served.url) as store:
         assert [e.event for e in store.events(match_id, after=SHORT)] == [
             counted[0].event, {"type": "crib", "points": 6}]
+
+
+def test_two_pegging_taps_from_one_page_are_never_dropped_in_silence(served: Served) -> None:
+    status, created = served.client.json("POST", "/api/matches",
+                                         {"players": ["Ann", "Bob"], "first_dealer": 0})
+    assert status == 201
+    match_id = str(created["id"])
+    status, _, _ = append(served, match_id, 0, {"type": "starter", "card": None})
+    assert status == 201
+    status, _, data = served.client.request("GET", f"/m/{match_id}")
+    fields = page_form(data.decode(), "peg")
+    # Bob's 2 and then Ann's 3 tapped on the pegging pad of one page, the second before the
+    # page swapped: both are events that fit the match, and they shared the form's key.
+    status, _ = post_page(served, match_id, {**fields, "player": "1", "points": "2"})
+    assert status == 303
+    status, body = post_page(served, match_id, {**fields, "player": "0", "points": "3"})
+    assert status == 409 and "An earlier tap on this page changed the match first" in body
+    with Store(served.url) as store:
+        assert [e.event for e in store.events(match_id)][1:] == [{"type": "peg", "player": 1, "points": 2}]
+    # Entered again from the fresh page, it is stored.
+    status, _, data = served.client.request("GET", f"/m/{match_id}")
+    status, _ = post_page(served, match_id, {**page_form(data.decode(), "peg"), "player": "0", "points": "3"})
+    assert status == 303
+    with Store(served.url) as store:
+        assert [e.event for e in store.events(match_id)][2:] == [{"type": "peg", "player": 0, "points": 3}]
