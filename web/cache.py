@@ -4,6 +4,11 @@ Phones poll a match every few seconds and a scorer appends an event every few se
 of those used to replay the whole match from its stored events and render the board again. The
 two caches here let the work be done once per new event instead.
 
+The replay cache is also what keeps an append's cost flat however long the match: an append is
+checked against the cached replay, brought up to date from the events after its seq, before the
+store's short write transaction, which then only confirms the seq and inserts
+(``web.matches.store_event``). A process that has never seen the match replays it once.
+
 Why they cannot go stale. A match's events are an append-only log: the event at ``(match id,
 seq)`` is written once, by a committed transaction, and never changed or deleted (an undo is a
 new ``void`` event with a seq of its own). So a match's state after event ``seq`` is a pure
