@@ -85,16 +85,18 @@ def test_a_points_match_counts_each_losers_game_points() -> None:
     assert runner_up.phase is Phase.GAME_OVER and runner_up.game_points == (2, 0, 0)
 
 
-def test_the_setting_is_named_in_three_player_settings_only() -> None:
+def test_the_setting_is_written_only_when_each_loser_is_judged() -> None:
     three = new_match_settings(NAMES)
-    assert three["three_player_skunk"] == "runner-up"
-    assert new_match_settings(NAMES, three_player_skunk="each-loser")["three_player_skunk"] == "each-loser"
+    # Runner-up is what every match stored before the setting existed was judged by: it is the
+    # default, left out, so an old match's settings read back exactly as they were stored.
+    assert "three_player_skunk" not in three
+    assert Settings.from_json(three).three_player_skunk is ThreePlayerSkunk.RUNNER_UP
+    assert new_match_settings(NAMES, three_player_skunk="runner-up") == three
+    each = new_match_settings(NAMES, three_player_skunk="each-loser")
+    assert each["three_player_skunk"] == "each-loser"
+    assert Settings.from_json(each).to_json() == each
     assert "three_player_skunk" not in new_match_settings(["Ann", "Bob"])
     assert "three_player_skunk" not in new_match_settings(["Ann", "Bob", "Cat", "Dan"])
-    stored = dict(three)
-    del stored["three_player_skunk"]  # a match stored before the setting existed
-    assert Settings.from_json(stored).three_player_skunk is ThreePlayerSkunk.RUNNER_UP
-    assert Settings.from_json(stored).to_json() == three
     with pytest.raises(MatchError) as info:
         new_match_settings(NAMES, three_player_skunk="everyone")
     assert str(info.value) == "three_player_skunk must be runner-up or each-loser, not 'everyone'"

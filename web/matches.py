@@ -237,6 +237,7 @@ def store_event(access: Access, after: int, event: Mapping[str, object],
     if seq < after:  # appended since the link was looked up: read on from the cached replay
         match, seq = load(record)
     checked: _Checked | None = None
+    applied: Replayed | None
     if seq == after:
         applied = Replayed(after + 1, match.apply(dict(event)))
         result = store.append(record.id, after, dict(event), idempotency_key=idempotency_key,

@@ -191,7 +191,12 @@ class Settings:
             "players": list(self.players), "partnerships": self.partnerships, "target": self.target,
             "preset": self.rules.name, "custom": custom, "length": self.length.to_json(),
             "muggins": self.muggins, "first_dealer": self.first_dealer,
-        } | ({"three_player_skunk": self.three_player_skunk.value} if len(self.players) == 3 else {})
+        } | (
+            # Only the choice that changes what a game is worth is written: a settings dict stored
+            # before the setting existed (runner-up judged) reads back byte for byte as it was.
+            {"three_player_skunk": self.three_player_skunk.value}
+            if self.three_player_skunk is not ThreePlayerSkunk.RUNNER_UP else {}
+        )
 
 
 def new_match_settings(
