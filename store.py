@@ -63,6 +63,7 @@ import re
 import secrets
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -274,6 +275,11 @@ class Store:
         self._next_prune = 0.0  # time.monotonic() after which create_match prunes again
         self._where = _safe_url(parsed)
         self._random = random.Random()
+        # SQLite lets one writer in at a time, and a writer that finds the lock taken sleeps in
+        # SQLite's busy handler (steps up to 100 ms) whoever frees it. The threads of one process
+        # queue here instead, so each write starts the moment the one before commits; other
+        # processes on the same file still meet the busy handler.
+        self._write_lock: threading.Lock | None = threading.Lock() if self._backend == "sqlite" else None
         if self._backend == "postgresql":
             # No ping before every checkout (a round trip per transaction): old connections are
             # recycled, and one the server dropped anyway is retried once by _run.
@@ -493,6 +499,22 @@ class Store:
         passed on as it is when the caller expects one, else it is a StoreError.
         """
         deadline = time.monotonic() + self._lock_timeout_s
+        if write and self._write_lock is not None:
+            if not self._write_lock.acquire(timeout=self._lock_timeout_s):
+                raise StoreUnavailable(
+                    f"the match store {self._where} is unavailable: busy "
+                    f"(waited {self._lock_timeout_s:g} s for the lock)"
+                )
+            try:
+                return self._attempt(work, write=write, conflicts_expected=conflicts_expected,
+                                     deadline=deadline)
+            finally:
+                self._write_lock.release()
+        return self._attempt(work, write=write, conflicts_expected=conflicts_expected, deadline=deadline)
+
+    def _attempt(
+        self, work: Callable[[Connection], _T], *, write: bool, conflicts_expected: bool, deadline: float
+    ) -> _T:
         pause = _BACKOFF_FIRST_S
         reconnected = False
         while True:
