@@ -17,7 +17,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,8 +51,16 @@ class Tally:
     millis: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
 
-    def add(self, label: str, expected: Iterable[str], got: Iterable[str], millis: float) -> None:
-        """Count one photo."""
+    def add(
+        self,
+        label: str,
+        expected: Iterable[str],
+        got: Iterable[str],
+        millis: float,
+        stages: Mapping[str, str] | None = None,
+    ) -> None:
+        """Count one photo; `stages` names the detector stage that proposed each card found, to
+        trace an extra one."""
         want, have = set(expected), list(got)
         hits = len(want & set(have))
         self.images += 1
@@ -64,7 +72,10 @@ class Tally:
             self.exact += 1
         else:
             missing = sorted(want - set(have))
-            extra = sorted(set(have) - want)
+            extra = [
+                f"{card} ({stages[card]})" if stages and stages.get(card) else card
+                for card in sorted(set(have) - want)
+            ]
             self.misses.append(f"{label}: missing {' '.join(missing) or '-'}; extra {' '.join(extra) or '-'}")
 
     def row(self) -> str:
@@ -86,10 +97,12 @@ HEADER = (
 )
 
 
-def _timed(data: bytes) -> tuple[list[str], float]:
+def _timed(data: bytes) -> tuple[list[str], float, dict[str, str]]:
+    """The cards found in a photo, the milliseconds taken, and the stage that proposed each."""
     started = time.perf_counter()
     result = recognise(data)
-    return [d.card for d in result.cards], (time.perf_counter() - started) * 1000.0
+    millis = (time.perf_counter() - started) * 1000.0
+    return [d.card for d in result.cards], millis, {d.card: d.stage for d in result.cards}
 
 
 def evaluate_folder(folder: Path, only: str | None = None) -> Tally:
@@ -99,21 +112,25 @@ def evaluate_folder(folder: Path, only: str | None = None) -> Tally:
     for name in sorted(labels):
         if only and not name.startswith(only):
             continue
-        cards, millis = _timed((folder / name).read_bytes())
-        tally.add(name, labels[name]["cards"], cards, millis)
+        cards, millis, stages = _timed((folder / name).read_bytes())
+        tally.add(name, labels[name]["cards"], cards, millis, stages)
     return tally
 
 
 def evaluate_synthetic(
-    count: int, library: FaceLibrary, size: tuple[int, int], name: str, seed: int = EVALUATION_SEED,
+    count: int,
+    library: FaceLibrary,
+    size: tuple[int, int],
+    name: str,
+    seed: int = EVALUATION_SEED,
     harsh: bool = False,
 ) -> Tally:
     """Recognise `count` freshly generated cribbage shows (`harsh` for the stress camera)."""
     tally = Tally(name)
     for i in range(count):
         photo = render_show(seed + i, library, size=size, harsh=harsh)
-        cards, millis = _timed(photo.jpeg_bytes())
-        tally.add(f"seed {seed + i}", photo.cards, cards, millis)
+        cards, millis, stages = _timed(photo.jpeg_bytes())
+        tally.add(f"seed {seed + i}", photo.cards, cards, millis, stages)
     return tally
 
 
@@ -124,7 +141,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--synthetic", type=int, default=0, metavar="N", help="also N generated shows")
     parser.add_argument("--large", type=int, default=0, metavar="N", help="also N generated 12 MP shows")
     parser.add_argument("--split", action="store_true", help="report file-name groups (single_, deal) apart")
-    parser.add_argument("--verbose", action="store_true", help="list every photo that was not exact")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="list every photo that was not exact (each extra card with the detector stage that proposed it)",
+    )
     args = parser.parse_args(argv)
     default_model()  # load once, outside the timings
     tallies: list[Tally] = []

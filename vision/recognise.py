@@ -3,15 +3,16 @@
 Stages (each a function over arrays, see the modules named):
 
 1. `io.load_image`: decode, orient, shrink to working size.
-2. `detect.find_blobs`: light regions from several masks; whole-card outlines fitted to them
-   (and to card outlines traced with gaps, `detect.broken_outline_blobs`).
-3. For each outline, `geometry.read_patch` samples both index corners (top-left, and
-   bottom-right turned half a turn) and `classify` reads and fuses them.
+2. `detect.prepare`: grey and "paper" images, edges, masks of where cards may be.
+3. `detect.outlines`: whole-card outlines fitted to the masks' blobs and to traced edges; for
+   each, `geometry.read_patch` samples both index corners (top-left, and bottom-right turned
+   half a turn) and `classify` reads and fuses them.
 4. Lone corners, read on their own, for cards whose outline is lost (fanned or overlapping
-   cards, a card under an object): convex corners of blobs that are not one card
-   (`detect.corner_frames`), and index corners placed from rank-above-suit glyph pairs
-   (`detect.glyph_homographies`).
-5. Duplicates are merged (a deck holds each card once) and confidences reported.
+   cards, a card under an object): `detect.corners` (convex corners of blobs that are not one
+   card, and where two straight edges meet), `detect.glyphs` and `detect.index_pairs` (index
+   corners placed from rank-above-suit glyph pairs and joined indices).
+5. Duplicates are merged (a deck holds each card once) and confidences reported. Each
+   candidate keeps the `detect.Stage` that proposed it.
 """
 
 from __future__ import annotations
@@ -29,21 +30,18 @@ from numpy.typing import NDArray
 from vision.cards import split_code
 from vision.classify import CardReading, IndexModel, IndexReading, default_model, fuse
 from vision.detect import (
-    Blob,
-    Prepared,
+    Proposal,
+    Stage,
     broken_outline_blobs,
-    card_corners_from_frame,
     card_masks,
-    corner_homographies,
-    edge_orientation,
+    corner_proposals,
     find_blobs,
-    find_glyphs,
-    glyph_homographies,
-    merge_widths,
+    glyph_proposals,
+    outline_proposals,
     paper_regions,
     prepare,
-    segment_corner_homographies,
-    squared_homographies,
+    segment_proposals,
+    squared_proposals,
     unique_quads,
 )
 from vision.geometry import (
@@ -52,7 +50,6 @@ from vision.geometry import (
     build_pyramid,
     card_homography,
     card_width_px,
-    corner_homography,
     quad_area,
     quad_iou,
     read_patch,
@@ -84,10 +81,6 @@ SIZE_SLACK = 0.35
 photo's surely outlined cards before calibration counts it against the reading: a camera
 tilted 45 degrees at two and a half layout widths makes the near cards about 1.35 times the
 far ones."""
-
-SQUARE_RATIO = 0.8
-"""Outlines whose short side is at least this share of the long side are read both ways up,
-because steep tilt can make a card's long side look the shorter."""
 
 SAME_CARD_IOU = 0.5
 """Two readings whose card outlines overlap this much are of the same physical card."""
@@ -126,6 +119,10 @@ class Detection:
     corners: list[tuple[float, float]]
     """The card's four corners in the original image's pixels (after EXIF orientation),
     starting at the index corner that was read, clockwise on screen."""
+    stage: str = field(default="", compare=False, repr=False)
+    """Which detector stage proposed the reading kept (a `vision.detect.Stage` value, "" when
+    unknown), to trace a false card (`python -m vision.evaluate --verbose` prints it); not part
+    of `to_dict`."""
 
 
 @dataclass(frozen=True)
@@ -155,19 +152,6 @@ class Recognition:
 
 
 @dataclass(frozen=True)
-class Proposal:
-    """A place where an index may be: a card frame whose top-left corner is to be read."""
-
-    homography: NDArray[np.float64]
-    """Card coordinates to working-image pixels (see `geometry`)."""
-    outline: int | None
-    """Which whole-card outline this corner belongs to (its two corners are fused), or None
-    for a lone corner of a blob."""
-    quad: Quad
-    """The card's four corners implied by the proposal, starting at the corner read."""
-
-
-@dataclass(frozen=True)
 class Candidate:
     """A reading of one proposed card, before duplicates are merged."""
 
@@ -182,6 +166,9 @@ class Candidate:
     """How far this reading's card size is from that of the photo's surely read outlines,
     as |log(size / their median)| beyond `SIZE_SLACK`; 0 when there are none (set by
     `calibrate`)."""
+    stage: Stage | None = None
+    """The detector stage whose proposal this reads (`vision.detect.Stage`), so a false card
+    can be traced to what proposed it; None for a candidate made outside `find_candidates`."""
 
     @functools.cached_property
     def ends(self) -> list[IndexEnd]:
@@ -201,6 +188,7 @@ def recognise(image: ImageInput, model: IndexModel | None = None) -> Recognition
             card=c.reading.card,
             confidence=round(c.confidence, 4),
             corners=[(float(x) * loaded.scale, float(y) * loaded.scale) for x, y in c.quad],
+            stage=str(c.stage or ""),
         )
         for c in kept
     ]
@@ -239,65 +227,6 @@ def photo_warnings(bgr: NDArray[np.uint8]) -> list[str]:
     return warnings
 
 
-def outline_proposals(quads: list[Quad]) -> list[Proposal]:
-    """Both index corners of every whole-card outline (read both ways up when squarish)."""
-    proposals: list[Proposal] = []
-    outline = 0
-    for quad in quads:
-        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-        ways = [quad]
-        if (sides[0] + sides[2]) / (sides[1] + sides[3]) > SQUARE_RATIO:
-            ways.append(np.roll(quad, -1, axis=0))
-        for way in ways:
-            homography = card_homography(way)
-            proposals.append(Proposal(homography, outline, way))
-            proposals.append(Proposal(homography @ ROTATE_HALF_TURN, outline, np.roll(way, -2, axis=0)))
-            outline += 1
-            # The same two corners as lone square frames sized by the top edge: right even
-            # when the outline is of the visible part of a card only.
-            for start in (0, 2):
-                turned = np.roll(way, -start, axis=0)
-                top, side = turned[1] - turned[0], turned[3] - turned[0]
-                width = float(np.linalg.norm(top))
-                if width >= 1.0 and float(np.linalg.norm(side)) >= 1.0:
-                    homography = corner_homography(turned[0], top, side / np.linalg.norm(side) * width)
-                    proposals.append(Proposal(homography, None, card_corners_from_frame(homography)))
-    return proposals
-
-
-def corner_proposals(blobs: list[Blob], widths: list[float], explained: list[Quad]) -> list[Proposal]:
-    """Lone corners of blobs not read as one whole card, at the card widths given or guessed."""
-    homographies = corner_homographies(blobs, merge_widths(widths), explained)
-    return [Proposal(h, None, card_corners_from_frame(h)) for h in homographies]
-
-
-def squared_proposals(proposals: list[Proposal]) -> list[Proposal]:
-    """The skewed ones of `proposals` (lone corners traced along edges) squared up on each side
-    (see `squared_homographies`)."""
-    return [
-        Proposal(h, None, card_corners_from_frame(h))
-        for proposal in proposals
-        for h in squared_homographies(proposal.homography)
-    ]
-
-
-def glyph_proposals(prepared: Prepared, paper: NDArray[np.uint8]) -> list[Proposal]:
-    """Index corners placed from rank-above-suit glyph pairs on `paper` (see `paper_regions`),
-    for cards whose outline is lost."""
-    glyphs = find_glyphs(prepared, paper)
-    homographies = glyph_homographies(glyphs, edge_orientation(prepared.gray))
-    return [Proposal(h, None, card_corners_from_frame(h)) for h in homographies]
-
-
-def segment_proposals(
-    prepared: Prepared, paper: NDArray[np.uint8], widths: list[float], explained: list[Quad]
-) -> list[Proposal]:
-    """Lone corners where two straight edges meet on `paper` (a card lying on another), at the
-    card widths given."""
-    homographies = segment_corner_homographies(prepared, paper, widths, explained)
-    return [Proposal(h, None, card_corners_from_frame(h)) for h in homographies]
-
-
 def read_candidates(
     pyramid: list[NDArray[np.uint8]], proposals: list[Proposal], model: IndexModel
 ) -> list[Candidate]:
@@ -309,18 +238,19 @@ def read_candidates(
     candidates = []
     for proposal, reading in zip(proposals, readings, strict=True):
         if proposal.outline is None:
-            candidates.append(Candidate(fuse([reading]), proposal.quad, whole=False))
+            candidates.append(Candidate(fuse([reading]), proposal.quad, whole=False, stage=proposal.stage))
         else:
             by_outline.setdefault(proposal.outline, []).append((proposal, reading))
     for pairs in by_outline.values():
         fused = fuse([reading for _, reading in pairs])
         # Report corners starting at the index corner that read best.
         best = max(pairs, key=lambda pair: pair[1].presence)[0]
-        candidates.append(Candidate(fused, best.quad, whole=True))
+        candidates.append(Candidate(fused, best.quad, whole=True, stage=best.stage))
         # Each corner alone too: an outline of a partly covered card is right at one end only,
         # and the wrong end must not drag down what the right one reads.
         candidates.extend(
-            Candidate(fuse([reading]), proposal.quad, whole=False) for proposal, reading in pairs
+            Candidate(fuse([reading]), proposal.quad, whole=False, stage=proposal.stage)
+            for proposal, reading in pairs
         )
     return candidates
 

@@ -54,7 +54,17 @@ from vision.classify import (
     ink_maps,
     softmax,
 )
-from vision.detect import card_masks, find_blobs, paper_regions, prepare, unique_quads
+from vision.detect import (
+    card_masks,
+    corner_proposals,
+    find_blobs,
+    glyph_proposals,
+    outline_proposals,
+    paper_regions,
+    prepare,
+    segment_proposals,
+    unique_quads,
+)
 from vision.geometry import (
     CARD_ASPECT,
     INDEX_BOX_HEIGHT,
@@ -68,15 +78,7 @@ from vision.geometry import (
     read_patch,
 )
 from vision.io import load_image
-from vision.recognise import (
-    calibrate,
-    corner_proposals,
-    find_candidates,
-    glyph_proposals,
-    merge,
-    outline_proposals,
-    segment_proposals,
-)
+from vision.recognise import calibrate, find_candidates, merge
 from vision.synth import (
     CARD_MM,
     INDEX_REGION,

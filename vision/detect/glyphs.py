@@ -1,0 +1,270 @@
+"""Stage 4, glyphs: dark or red ink blobs on light paper that could be an index's rank or suit.
+
+Long thin straight strokes are cut out of the ink first (on many court cards the rank touches
+the line framing the picture), and so is dark table (what survives an erosion that thin
+strokes do not), so that an index touching its card's edge stands alone. The blobs that a
+coarser table cut sets free are looked at again, on paper nearly as bright as card stock.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.detect.prepare import Prepared, odd_kernel
+
+
+@dataclass(frozen=True)
+class GlyphThresholds:
+    """What is ink, what is paper, what is table, and what size a glyph may be."""
+
+    min_px: int = 4
+    """Smallest glyph height, in pixels, that could be a readable rank."""
+    max_share: float = 0.13
+    """Largest glyph height as a share of the photo's long side (a card filling the frame has a
+    rank glyph about this size)."""
+    ink_contrast: float = 0.7
+    """A pixel is ink when darker than this share of the brightest paper near it."""
+    ink_red: int = 45
+    """Or when its red channel exceeds both others by this many grey levels (red suits)."""
+    frame_line_share: float = 0.04
+    """Straight thin strokes at least this share of the photo's long side long are frame lines
+    around court-card pictures, not print of an index (see `_long_lines`)."""
+    table_core_radii: tuple[int, int] = (2, 3)
+    """Erosion radii, in pixels, that find dark table (`_dark_table`): strokes up to about twice
+    as wide vanish. The first finds narrow table between cards too; the second leaves a thicker
+    rank alone (see `find_glyphs`)."""
+    table_margin: int = 2
+    """Pixels of margin cut around the dark table found."""
+    freed_paper_brightness: float = 0.9
+    """The paper around a glyph that only the coarser table cut sets free must be at least this
+    share of the photo's brightest grey: card stock. On a textured table that cut also frees the
+    table's own narrow dark streaks, which lie on lighter table (a striped light table measured
+    0.80-0.84), not on card stock."""
+    paper_window: float = 0.04
+    """Neighbourhood, as a share of the photo's long side, whose brightest grey is taken as the
+    paper around a glyph: wider than any stroke, narrow enough to stay on the card."""
+    paper_brightness: float = 0.5
+    """The paper around a glyph must be at least this share of the photo's brightest grey (98th
+    percentile): card stock is the lightest thing in a table photo, bar glare."""
+    ink_depth: float = 0.75
+    """A glyph's mean grey must be at most this share of the paper around it (printed indices are
+    dark or saturated red; table texture and shading are not). Thin strokes of a small rank, red
+    ones above all, blur to about 0.65 of the paper, so the bar sits above that."""
+
+
+GLYPHS = GlyphThresholds()
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    """Connected ink components that could be index glyphs."""
+
+    centres: NDArray[np.float64]
+    """(n, 2) centroids in pixels."""
+    sizes: NDArray[np.float64]
+    """Longer side of each bounding box, in pixels."""
+    axes: NDArray[np.float64]
+    """(n, 2) unit vectors along each component's long axis (second moments)."""
+    lengths: NDArray[np.float64]
+    breadths: NDArray[np.float64]
+    """Extent along and across the long axis, in pixels (of a bar with the same moments)."""
+
+    def moved(self, offset: NDArray[np.float64]) -> Glyphs:
+        """The same glyphs, found in a crop whose corner is `offset` in the photo."""
+        return replace(self, centres=self.centres + offset)
+
+    def where(self, which: NDArray[np.bool_]) -> Glyphs:
+        """The glyphs that `which` picks."""
+        return Glyphs(*(getattr(self, f.name)[which] for f in fields(Glyphs)))
+
+    def plus(self, other: Glyphs) -> Glyphs:
+        """These glyphs, then `other`'s."""
+        names = [f.name for f in fields(Glyphs)]
+        return Glyphs(*(np.concatenate([getattr(self, name), getattr(other, name)]) for name in names))
+
+
+def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
+    """Dark or red ink blobs lying on light paper inside `paper_mask` (255 = maybe card).
+
+    Dark table is cut out of the ink first (`_dark_table`), so that an index touching its
+    card's edge stands alone. A thick rank touching the edge, or touching a picture frame that
+    touches it, can be taken for table with it and vanish; the blobs a coarser cut sets free
+    are looked at again, and those that are glyphs the first look missed are added.
+    """
+    h, w = prepared.gray.shape
+    max_px = GLYPHS.max_share * max(h, w)
+    line_px = GLYPHS.frame_line_share * max(h, w)
+    gray = prepared.gray
+    window = odd_kernel(GLYPHS.paper_window * max(h, w))
+    square = cv2.getStructuringElement(cv2.MORPH_RECT, (window, window))
+    paper = np.asarray(cv2.dilate(gray, square), np.uint8)
+    brightest = float(np.percentile(gray[::4, ::4], 98))
+    dark = (gray.astype(np.float32) < GLYPHS.ink_contrast * paper.astype(np.float32)).astype(np.uint8)
+    bgr = prepared.bgr.astype(np.int16)
+    red = (bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])) > GLYPHS.ink_red
+    on_paper = ((dark > 0) | red) & (paper_mask > 0)
+    table, broad_table = _dark_table(dark, max_px)
+    first = _ink_glyphs(
+        on_paper & (table == 0), gray, paper, max_px, line_px, GLYPHS.paper_brightness * brightest
+    )
+    freed = (on_paper & (table > 0) & (broad_table == 0)).astype(np.uint8)
+    if not freed.any():
+        return first
+    # Only blobs that a freed pixel belongs to are looked at again: around those pixels, as
+    # far as a glyph reaches.
+    x, y, box_w, box_h = cv2.boundingRect(freed)
+    reach = math.ceil(max_px)
+    x0, y0 = max(x - reach, 0), max(y - reach, 0)
+    x1, y1 = min(x + box_w + reach, w), min(y + box_h + reach, h)
+    around = np.s_[y0:y1, x0:x1]
+    left = (on_paper[around] & (broad_table[around] == 0)).astype(np.uint8)
+    _, labels = cv2.connectedComponents(left, connectivity=8)
+    touched = np.zeros(int(labels.max()) + 1, np.bool_)
+    touched[labels[freed[around] > 0]] = True
+    touched[0] = False
+    again = _ink_glyphs(
+        touched[labels],
+        gray[around],
+        paper[around],
+        max_px,
+        line_px,
+        GLYPHS.freed_paper_brightness * brightest,
+    )
+    more = again.moved(np.array([x0, y0], np.float64))
+    return first.plus(more.where(~_found_before(more, first)))
+
+
+def _found_before(these: Glyphs, found: Glyphs) -> NDArray[np.bool_]:
+    """Which of `these` glyphs are one of `found` again: the same centre and size (each within
+    a tenth of the size)."""
+    if not (len(these.sizes) and len(found.sizes)):
+        return np.zeros(len(these.sizes), np.bool_)
+    offsets = these.centres[:, None, :] - found.centres[None, :, :]
+    sizes = these.sizes[:, None]
+    apart = np.hypot(offsets[..., 0], offsets[..., 1])
+    alike = (apart <= 0.1 * sizes) & (np.abs(found.sizes[None, :] - sizes) <= 0.1 * sizes)
+    return np.asarray(alike.any(axis=1), np.bool_)
+
+
+def _ink_glyphs(
+    ink: NDArray[np.bool_],
+    gray: NDArray[np.uint8],
+    paper: NDArray[np.uint8],
+    max_px: float,
+    line_px: float,
+    min_paper: float,
+) -> Glyphs:
+    """The components of `ink`, long thin lines cut away (`_long_lines`), that are shaped like
+    glyphs and are crisp ink on paper at least `min_paper` bright."""
+    h, w = gray.shape
+    mask = ink.astype(np.uint8)
+    mask = _erase(mask, _long_lines(mask, line_px))
+    count, found, stats, middles = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    labels = np.asarray(found, np.int32)
+    centres = np.asarray(middles, np.float64)
+    widths = stats[1:, cv2.CC_STAT_WIDTH].astype(np.float64)
+    heights = stats[1:, cv2.CC_STAT_HEIGHT].astype(np.float64)
+    areas = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
+    sizes = np.maximum(widths, heights)
+    fill = areas / np.maximum(widths * heights, 1.0)
+    ys, xs = np.nonzero(labels)
+    which = labels[ys, xs]
+    # Print on a card is crisp ink on bright paper; texture on a table is neither.
+    ink_sum = np.bincount(which, weights=gray[ys, xs], minlength=count)[1:]
+    ink_level = ink_sum / np.maximum(areas, 1.0)
+    cx = np.clip(np.round(centres[1:, 0]).astype(int), 0, w - 1)
+    cy = np.clip(np.round(centres[1:, 1]).astype(int), 0, h - 1)
+    paper_level = paper[cy, cx].astype(np.float64)
+    bright = paper_level >= min_paper
+    crisp = ink_level <= GLYPHS.ink_depth * paper_level
+    shaped = (sizes >= GLYPHS.min_px) & (sizes <= max_px) & (fill > 0.12) & (fill < 0.97)
+    keep = shaped & bright & crisp
+    axes, lengths, breadths = _principal_axes(ys, xs, which, count, centres)
+    return Glyphs(centres[1:], sizes, axes[1:], lengths[1:], breadths[1:]).where(keep)
+
+
+def _long_lines(ink: NDArray[np.uint8], min_length: float) -> NDArray[np.int32]:
+    """Long, thin straight strokes of `ink`, as (n, 4) segments x1, y1, x2, y2.
+
+    On many court cards the index touches the thin line framing the picture; joined to it the
+    rank is one big component and no longer a glyph. Glyph strokes are short or curved, so
+    cutting the long straight thin lines sets the index free and leaves glyphs whole.
+    """
+    # Strokes up to about four pixels wide do not survive a 5 x 5 opening: those are thin.
+    square = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
+    thin = cv2.subtract(ink, cv2.morphologyEx(ink, cv2.MORPH_OPEN, square))
+    length = max(int(min_length), 8)
+    lines = cv2.HoughLinesP(thin, 1, math.pi / 360, threshold=length // 2, minLineLength=length, maxLineGap=2)
+    return np.zeros((0, 4), np.int32) if lines is None else np.asarray(lines[:, 0], np.int32)
+
+
+def _erase(ink: NDArray[np.uint8], lines: NDArray[np.int32]) -> NDArray[np.uint8]:
+    """`ink` with `lines` (see `_long_lines`) erased."""
+    for x1, y1, x2, y2 in lines:
+        cv2.line(ink, (int(x1), int(y1)), (int(x2), int(y2)), 0, 5)
+    return ink
+
+
+def _principal_axes(
+    ys: NDArray[np.intp],
+    xs: NDArray[np.intp],
+    which: NDArray[np.int32],
+    count: int,
+    centres: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Long-axis unit vector, length and breadth of every labelled component, from its pixels
+    (`ys`, `xs`, labelled `which`).
+
+    A uniform bar of length L has variance L**2 / 12 along itself, so sqrt(12 * eigenvalue)
+    gives the extent of the bar with the same second moments.
+    """
+    dx = xs - centres[which, 0]
+    dy = ys - centres[which, 1]
+    areas = np.maximum(np.bincount(which, minlength=count).astype(np.float64), 1.0)
+    sxx = np.bincount(which, weights=dx * dx, minlength=count) / areas
+    syy = np.bincount(which, weights=dy * dy, minlength=count) / areas
+    sxy = np.bincount(which, weights=dx * dy, minlength=count) / areas
+    spread = np.sqrt(((sxx - syy) / 2) ** 2 + sxy**2)
+    major = (sxx + syy) / 2 + spread
+    minor = np.maximum((sxx + syy) / 2 - spread, 0.0)
+    angle = 0.5 * np.arctan2(2 * sxy, sxx - syy)
+    axes = np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    return axes, np.sqrt(12 * major), np.sqrt(12 * minor)
+
+
+def _dark_table(dark: NDArray[np.uint8], max_px: float) -> tuple[NDArray[np.uint8], NDArray[np.uint8]]:
+    """Dark regions too big to be print, grown by a few pixels: as found at the finest scale,
+    and without the parts of those no wider than a thick stroke.
+
+    A small card's index can touch its edge; on a dark table the glyph then joins the table
+    in the ink mask. Thin strokes do not survive an erosion, broad table does, so the table
+    found that way (and a margin) is cut out and the glyph stands alone again. A thick rank
+    can survive the erosion, and so be taken for table when it touches the card's edge; eroded
+    again, the table keeps only its broad parts.
+    """
+    fine, coarse = GLYPHS.table_core_radii
+    table = _big_parts(np.asarray(cv2.erode(dark, _disc(fine)), np.uint8), max_px)
+    broad = _big_parts(np.asarray(cv2.erode(table, _disc(coarse - fine)), np.uint8), max_px)
+    return (
+        np.asarray(cv2.dilate(table, _disc(fine + GLYPHS.table_margin)), np.uint8),
+        np.asarray(cv2.dilate(broad, _disc(coarse + GLYPHS.table_margin)), np.uint8),
+    )
+
+
+def _big_parts(mask: NDArray[np.uint8], max_px: float) -> NDArray[np.uint8]:
+    """The components of `mask` too big to be print (wider or taller than `max_px`)."""
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    big = (stats[:, cv2.CC_STAT_WIDTH] > max_px) | (stats[:, cv2.CC_STAT_HEIGHT] > max_px)
+    big[0] = False
+    return np.asarray(big[labels], np.uint8)
+
+
+def _disc(radius: int) -> NDArray[np.uint8]:
+    """An elliptical structuring element `radius` pixels around its centre."""
+    side = 2 * radius + 1
+    return np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)), np.uint8)

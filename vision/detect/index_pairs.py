@@ -1,0 +1,237 @@
+"""Stage 5, index pairs: index corners placed directly from the print, for cards whose outline
+is lost: rank-above-suit pairs of ink glyphs, and single ink blobs shaped like a whole index
+(a small or blurred index runs its rank and suit together), each turned to the card edges
+around it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.detect.glyphs import GLYPHS, Glyphs, find_glyphs
+from vision.detect.prepare import Prepared
+from vision.detect.proposal import Proposal, Stage, lone_proposals
+from vision.geometry import corner_homography, quarter_turn
+
+
+@dataclass(frozen=True)
+class IndexPairThresholds:
+    """What an index looks like: where its suit lies from its rank, their sizes, and where it
+    lies on its card."""
+
+    rank_to_suit: tuple[float, float] = (0.6, 2.1)
+    """Distance from rank centre to suit centre, in rank-glyph sizes, over every deck rendered. The
+    low end is a wide serif "A" with its suit tucked just under it (0.65)."""
+    suit_to_rank_size: tuple[float, float] = (0.4, 1.25)
+    """Size of the suit glyph relative to the rank glyph in an index."""
+    rank_share_of_width: tuple[float, float] = (0.15, 0.2)
+    """Rank glyph height in card widths, over the decks rendered (0.135-0.225); each value gives
+    one card-size hypothesis."""
+    rank_centre: tuple[float, float] = (0.1, 0.14)
+    """Where the rank glyph's centre sits, in card widths from the card's corner (median deck)."""
+    typical_suit_ratio: float = 0.75
+    """Suit size over rank size of a typical index (see `typical_spacing`)."""
+    typical_spacing: float = 1.15
+    """Suit size over rank size, and rank-to-suit distance over rank size, of a typical index."""
+    edge_window: float = 2.5
+    """Half-width, in rank sizes, of the window whose edges give a glyph pair's orientation: it
+    reaches the card's top and side edges beside the index."""
+    min_coherence: float = 0.15
+    """Folded edge directions must agree at least this much (0 = none, 1 = all parallel or
+    square) to be trusted over the rank-to-suit direction."""
+    same_direction: float = math.radians(8)
+    """Directions closer than this give the same frame, near enough for the classifier."""
+    max_suit_offset: float = math.radians(35)
+    """Largest angle between the rank-to-suit direction and the card's down direction: decks set
+    the suit under the rank, at most slightly to one side."""
+    max_glyph_pairs: int = 250
+    """Upper bound on glyph pairs read per photo (each at every `RANK_SHARE_OF_WIDTH`)."""
+    joined_elongation: tuple[float, float] = (1.6, 5.0)
+    """Length over breadth of one ink component that may be a whole index, its rank and suit run
+    together (small or blurred print, or a deck that sets them close): about 2-4 over the decks
+    rendered, and 4.5 for a narrow "J" touching its suit, while pips and most court-card print are
+    squatter."""
+    joined_widths: tuple[float, float, float] = (2.5, 3.1, 3.9)
+    """Card widths, in lengths of a joined index, to try: the index runs 0.25-0.4 card widths over
+    the decks rendered."""
+    joined_length_in_ranks: float = 2.1
+    """Length of a joined index in rank-glyph heights (rank, gap, suit of a typical index)."""
+    max_joined: int = 60
+    """Upper bound on joined-index components read per photo, the most index-like first."""
+
+
+PAIRS = IndexPairThresholds()
+
+
+@dataclass(frozen=True)
+class EdgeOrientation:
+    """Summed-area tables of edge strength and of its direction folded to a quarter turn.
+
+    Card edges are the longest straight lines near an index, and a card's two edges at a
+    corner are a quarter turn apart; folding angles four times over (the angle of a vector
+    (cos 4a, sin 4a)) makes both vote for one direction, while curved print cancels out.
+    """
+
+    cos4: NDArray[np.float64]
+    sin4: NDArray[np.float64]
+    strength: NDArray[np.float64]
+
+    def dominant(self, centre: NDArray[np.float64], half: float) -> tuple[float, float]:
+        """(angle mod 90 degrees in radians, coherence 0..1) of the edges in a square window."""
+        h, w = self.strength.shape[0] - 1, self.strength.shape[1] - 1
+        x0, y0 = max(int(centre[0] - half), 0), max(int(centre[1] - half), 0)
+        x1, y1 = min(int(centre[0] + half) + 1, w), min(int(centre[1] + half) + 1, h)
+        if x1 <= x0 or y1 <= y0:
+            return 0.0, 0.0
+
+        def total(table: NDArray[np.float64]) -> float:
+            return float(table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0])
+
+        c, s, m = total(self.cos4), total(self.sin4), total(self.strength)
+        if m <= 0:
+            return 0.0, 0.0
+        return math.atan2(s, c) / 4.0, math.hypot(c, s) / m
+
+
+def edge_orientation(gray: NDArray[np.uint8]) -> EdgeOrientation:
+    """Summed-area tables of folded edge direction for `gray` (see `EdgeOrientation`)."""
+    blurred = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(blurred, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(blurred, cv2.CV_32F, 0, 1)
+    magnitude, angle = cv2.cartToPolar(gx, gy)
+    # Squaring favours strong, straight card edges over faint texture.
+    weight = magnitude * magnitude
+    return EdgeOrientation(
+        cos4=np.asarray(cv2.integral(weight * np.cos(4 * angle)), np.float64),
+        sin4=np.asarray(cv2.integral(weight * np.sin(4 * angle)), np.float64),
+        strength=np.asarray(cv2.integral(weight), np.float64),
+    )
+
+
+def glyph_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np.float64]]:
+    """Card frames for index-like glyph pairs and for single components shaped like an index."""
+    return pair_homographies(glyphs, edges) + joined_index_homographies(glyphs, edges)
+
+
+def pair_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np.float64]]:
+    """Card frames for the most index-like rank-above-suit pairs of glyphs.
+
+    The pair says roughly which way is down (rank to suit; decks set the suit a little to one
+    side, and "10" is two glyphs side by side). The straight edges around the rank usually
+    say it exactly: of the four directions a quarter turn apart that they give, the one
+    nearest the rank-to-suit direction is down. In a fan the edges of several cards mix, so
+    the rank-to-suit direction is proposed as well when the two differ. The rank's size gives the card's
+    size and the frame's corner is placed where the median deck puts it. Pairs are ranked by
+    how typical their size ratio and spacing are (pips pair up too, but are equal in size and
+    further apart) and at most `PAIRS.max_glyph_pairs` are kept.
+    """
+    centres, sizes = glyphs.centres.astype(np.float32), glyphs.sizes.astype(np.float32)
+    n = len(sizes)
+    if n < 2:
+        return []
+    dx = centres[None, :, 0] - centres[:, None, 0]
+    dy = centres[None, :, 1] - centres[:, None, 1]
+    distance = np.hypot(dx, dy)
+    # Two digits side by side ("10") also make a rank: add each close, same-height pair.
+    similar = np.abs(sizes[None, :] - sizes[:, None]) < 0.25 * sizes[:, None]
+    beside = similar & (distance < 1.1 * sizes[:, None]) & (distance > 0.3 * sizes[:, None])
+    first, second = np.nonzero(np.triu(beside, 1))
+    rank_centres = np.concatenate([centres, (centres[first] + centres[second]) / 2])
+    rank_sizes = np.concatenate([sizes, np.maximum(sizes[first], sizes[second])])
+    dx = centres[None, :, 0] - rank_centres[:, None, 0]
+    dy = centres[None, :, 1] - rank_centres[:, None, 1]
+    spacing = np.hypot(dx, dy) / rank_sizes[:, None]
+    ratio = sizes[None, :] / rank_sizes[:, None]
+    ok = (
+        (spacing >= PAIRS.rank_to_suit[0])
+        & (spacing <= PAIRS.rank_to_suit[1])
+        & (ratio >= PAIRS.suit_to_rank_size[0])
+        & (ratio <= PAIRS.suit_to_rank_size[1])
+    )
+    ranks, suits = np.nonzero(ok)
+    if ranks.size == 0:
+        return []
+    oddness = np.abs(np.log(ratio[ranks, suits] / PAIRS.typical_suit_ratio)) + np.abs(
+        np.log(spacing[ranks, suits] / PAIRS.typical_spacing)
+    )
+    homographies = []
+    for k in np.argsort(oddness, kind="stable")[: PAIRS.max_glyph_pairs]:
+        r, s = ranks[k], suits[k]
+        towards = math.atan2(float(dy[r, s]), float(dx[r, s]))
+        centre = rank_centres[r].astype(np.float64)
+        homographies += _index_frames(centre, float(rank_sizes[r]), towards, edges)
+    return homographies
+
+
+def joined_index_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np.float64]]:
+    """Card frames for single ink components shaped like a whole index (rank and suit joined).
+
+    Either end of the long axis may be the rank, so both ways are proposed; the most typically
+    shaped `PAIRS.max_joined` components are kept.
+    """
+    elongation = glyphs.lengths / np.maximum(glyphs.breadths, 1e-6)
+    rank_sizes = glyphs.lengths / PAIRS.joined_length_in_ranks
+    ok = (
+        (elongation >= PAIRS.joined_elongation[0])
+        & (elongation <= PAIRS.joined_elongation[1])
+        & (rank_sizes >= GLYPHS.min_px)
+    )
+    chosen = np.nonzero(ok)[0]
+    typical = math.sqrt(PAIRS.joined_elongation[0] * PAIRS.joined_elongation[1])
+    chosen = chosen[np.argsort(np.abs(np.log(elongation[chosen] / typical)), kind="stable")][
+        : PAIRS.max_joined
+    ]
+    homographies = []
+    for k in chosen:
+        rank = float(rank_sizes[k])
+        widths = [float(glyphs.lengths[k]) * factor for factor in PAIRS.joined_widths]
+        for sign in (1.0, -1.0):
+            down = sign * glyphs.axes[k]
+            centre = glyphs.centres[k] - down * (glyphs.lengths[k] - rank) / 2
+            towards = math.atan2(float(down[1]), float(down[0]))
+            homographies += _index_frames(centre, rank, towards, edges, widths)
+    return homographies
+
+
+def _index_frames(
+    centre: NDArray[np.float64],
+    rank_size: float,
+    towards: float,
+    edges: EdgeOrientation,
+    widths: list[float] | None = None,
+) -> list[NDArray[np.float64]]:
+    """Card frames for a rank glyph at `centre`, the card's down direction near `towards`
+    (radians), snapped to the card edges around it when they are clear; the card widths to try
+    are `widths`, or those the rank's size gives (`PAIRS.rank_share_of_width`)."""
+    directions = [towards]
+    angle, coherence = edges.dominant(centre, PAIRS.edge_window * rank_size)
+    if coherence >= PAIRS.min_coherence:
+        # Of angle + k * 90 degrees, the one nearest the rank-to-suit direction.
+        snapped = angle + round((towards - angle) / (math.pi / 2)) * math.pi / 2
+        if abs(towards - snapped) <= PAIRS.same_direction:
+            directions = [snapped]
+        elif abs(towards - snapped) <= PAIRS.max_suit_offset:
+            directions = [snapped, towards]
+    homographies = []
+    for direction in directions:
+        down = np.array([math.cos(direction), math.sin(direction)])
+        across = -quarter_turn(down)  # right-handed: across x down > 0 on screen
+        for width in widths or [rank_size / share for share in PAIRS.rank_share_of_width]:
+            origin = centre - PAIRS.rank_centre[0] * width * across - PAIRS.rank_centre[1] * width * down
+            homographies.append(corner_homography(origin, across * width, down * width))
+    return homographies
+
+
+def glyph_proposals(prepared: Prepared, paper: NDArray[np.uint8]) -> list[Proposal]:
+    """Index corners placed from rank-above-suit glyph pairs and from joined indices on `paper`
+    (see `paper_regions`), for cards whose outline is lost."""
+    glyphs = find_glyphs(prepared, paper)
+    edges = edge_orientation(prepared.gray)
+    return lone_proposals(pair_homographies(glyphs, edges), Stage.GLYPH_PAIR) + lone_proposals(
+        joined_index_homographies(glyphs, edges), Stage.JOINED_INDEX
+    )

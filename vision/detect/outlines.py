@@ -1,0 +1,311 @@
+"""Stage 2, outlines: whole-card outlines fitted to the light blobs of the masks and to the
+traced edges.
+
+Each outline becomes a quadrilateral: the convex hull approximated to four corners, each side
+then refitted as a straight line so rounded card corners do not pull the corners inwards.
+Closed edge loops are traced as well (the classic "find squares"), and edges traced with gaps
+are bridged and fitted again. Each outline is proposed at both index corners
+(`outline_proposals`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.detect.prepare import PREPARE, Prepared, odd_kernel
+from vision.detect.proposal import Proposal, Stage, card_corners_from_frame
+from vision.geometry import (
+    ROTATE_HALF_TURN,
+    Quad,
+    card_homography,
+    corner_homography,
+    order_quad,
+    quad_area,
+    quad_iou,
+    quarter_turn,
+)
+
+
+@dataclass(frozen=True)
+class OutlineThresholds:
+    """What makes a blob or an edge trace one whole card's outline."""
+
+    max_card_area: float = 1.0
+    """Largest outline as a share of the image: a photo of one card filling the frame."""
+    min_side_ratio: float = 0.33
+    """Smallest short-side to long-side ratio of a card outline: a poker card (0.72) seen at the
+    steepest supported tilt (45 degrees) foreshortened along its length, with slack."""
+    min_quad_fill: float = 0.86
+    """Least share of its fitted quadrilateral a blob must fill to count as one whole card; two
+    overlapping cards or a card with a corner covered fill less."""
+    padding_px: int = 6
+    """Dark frame added around the image so a card that fills the photo still has an outline."""
+    close_index: float = 0.012
+    """Width of the wider closing, as a share of the photo's long side: about the size of an index
+    glyph on a small card, which thresholds cut out of the card's mask."""
+    hull_approx: float = 0.01
+    """Tolerance, as a share of the perimeter, for simplifying a blob's convex hull before its four
+    longest sides are taken as the card's sides."""
+    duplicate_iou: float = 0.85
+    """Outlines from different masks overlapping this much are the same outline."""
+    gap_bridge: float = 0.012
+    """Gaps in a card's traced outline, as a share of the photo's long side (15 pixels at working
+    size), that are bridged before it is traced again: in a dim, noisy photo of cards on a table
+    nearly as light as they are, the edges of a card's sides break into pieces a few pixels
+    apart."""
+    outline_support: float = 0.75
+    """Share of an unclosed outline's four sides (their middle 80 %) that must lie on edges: a
+    card's straight sides are there with a gap or two; print, pips and texture whose hull
+    happens to be four-sided are not."""
+    hull_rect_fill: float = 0.75
+    """Least share of its smallest enclosing rectangle a card outline's hull fills: a card seen so
+    steeply that its near side looks twice as long as its far side fills three quarters."""
+    square_ratio: float = 0.8
+    """Outlines whose short side is at least this share of the long side are read both ways up,
+    because steep tilt can make a card's long side look the shorter."""
+
+
+OUTLINES = OutlineThresholds()
+
+
+@dataclass(frozen=True)
+class Blob:
+    """One connected light region and the card outline fitted to it, if it is card-shaped."""
+
+    contour: NDArray[np.int32]
+    quad: Quad | None
+    area: float
+    lone_corners: bool
+    """Whether its outline is a region's edge, whose corners may be read one by one (False for
+    traced edge lines, whose kinks are mostly print on the cards)."""
+
+
+def find_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]:
+    """Card-sized light regions from every mask, and closed edge outlines, with their quads."""
+    h, w = prepared.gray.shape
+    image_area = float(h * w)
+    blobs: list[Blob] = []
+    small = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    large = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (odd_kernel(OUTLINES.close_index * max(h, w)),) * 2)
+    for mask in masks:
+        # Close the ink of pips inside the card and open away thin bridges; a second, wider
+        # closing also fills index glyphs that bite into a small card's edge. The closed mask
+        # is kept unopened as well: a court card's picture leaves only a thin ring of white
+        # border, which the opening would cut.
+        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, small)
+        fine = cv2.morphologyEx(closed, cv2.MORPH_OPEN, small)
+        for variant in (closed, fine, cv2.morphologyEx(fine, cv2.MORPH_CLOSE, large)):
+            padded = cv2.copyMakeBorder(
+                variant,
+                OUTLINES.padding_px,
+                OUTLINES.padding_px,
+                OUTLINES.padding_px,
+                OUTLINES.padding_px,
+                cv2.BORDER_CONSTANT,
+                value=0,
+            )
+            contours, _ = cv2.findContours(padded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            for contour in contours:
+                area = float(cv2.contourArea(contour))
+                if PREPARE.min_card_area_px <= area <= OUTLINES.max_card_area * image_area:
+                    shifted = np.asarray(contour, np.int32) - OUTLINES.padding_px
+                    blobs.append(Blob(contour=shifted, quad=fit_quad(shifted), area=area, lone_corners=True))
+    # Closed edge loops (the classic "find squares" approach) catch cards touching each other
+    # or lying on a table as light as they are.
+    for contour in prepared.edge_contours:
+        area = float(cv2.contourArea(contour))
+        if PREPARE.min_card_area_px <= area <= OUTLINES.max_card_area * image_area:
+            quad = fit_quad(contour.astype(np.int32))
+            if quad is not None:
+                blobs.append(Blob(contour=contour.astype(np.int32), quad=quad, area=area, lone_corners=False))
+    return blobs
+
+
+def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
+    """Whole-card outlines in the edges that `find_blobs` cannot fit.
+
+    `find_blobs` fits edge loops that fill their quad. In a dim, noisy photo of cards on a
+    table nearly as light as they are, a card's traced outline breaks into pieces, or joins
+    print and texture into a loop that does not fill the card. So the loops are fitted again
+    by their hulls, and the edges are traced once more with their gaps bridged
+    (`OUTLINES.gap_bridge`); a quad is kept when its trace fills it or when the edges run along its
+    sides (`OUTLINES.outline_support`).
+    """
+    h, w = prepared.gray.shape
+    image_area = float(h * w)
+    edges = prepared.edges
+    bridge = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (odd_kernel(OUTLINES.gap_bridge * max(h, w)),) * 2)
+    bridged, _ = cv2.findContours(
+        cv2.morphologyEx(edges, cv2.MORPH_CLOSE, bridge), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE
+    )
+    blobs = []
+    for contours, unbridged in ((prepared.edge_contours, True), (bridged, False)):
+        for contour in _card_sized(contours):
+            area = float(cv2.contourArea(contour))
+            if unbridged and area < PREPARE.min_card_area_px:
+                continue  # an open trace, unbridged: not one card's outline
+            hull_area = float(cv2.contourArea(cv2.convexHull(contour)))
+            if not PREPARE.min_card_area_px <= hull_area <= OUTLINES.max_card_area * image_area:
+                continue
+            (_, _), (a, b), _ = cv2.minAreaRect(contour)
+            if hull_area < OUTLINES.hull_rect_fill * a * b:
+                continue  # not four-sided (fitting is the costly step, so rule it out first)
+            quad = fit_quad(contour, filled=False)
+            if quad is None:
+                continue
+            fills = area >= OUTLINES.min_quad_fill * quad_area(quad)
+            if not fills and _edge_support(edges, quad) < OUTLINES.outline_support:
+                continue
+            blobs.append(Blob(contour=contour, quad=quad, area=hull_area, lone_corners=False))
+    return blobs
+
+
+def _card_sized(contours: Sequence[cv2.typing.MatLike]) -> list[NDArray[np.int32]]:
+    """The contours whose bounding box could hold a card (tens of thousands of specks of
+    texture are ruled out in one array pass)."""
+    if not contours:
+        return []
+    counts = np.array([len(c) for c in contours])
+    points = np.concatenate(contours).reshape(-1, 2)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    low, high = np.minimum.reduceat(points, starts), np.maximum.reduceat(points, starts)
+    boxes = np.prod(high - low + 1, axis=1)
+    return [np.asarray(contours[int(i)], np.int32) for i in np.flatnonzero(boxes >= PREPARE.min_card_area_px)]
+
+
+def _edge_support(edges: NDArray[np.uint8], quad: Quad) -> float:
+    """Share of points along the middle 80 % of the quad's sides that lie on an edge."""
+    h, w = edges.shape
+    steps = np.linspace(0.1, 0.9, 40)[:, None]
+    points = np.concatenate([quad[i] + steps * (quad[(i + 1) % 4] - quad[i]) for i in range(4)])
+    x, y = np.round(points[:, 0]).astype(int), np.round(points[:, 1]).astype(int)
+    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    return float((edges[y[inside], x[inside]] > 0).sum()) / len(points)
+
+
+def fit_quad(contour: NDArray[np.int32], filled: bool = True) -> Quad | None:
+    """The card outline of a blob, or None if the blob is not one whole card. A `filled`
+    contour bounds a region, which must fill most of the quad; an unfilled one is a traced
+    line, judged by the caller.
+
+    The four sides are the four longest sides of the blob's convex hull, so a corner cut off
+    (rounded, or an index glyph joined to a printed border line) does not move the corners:
+    they are where the sides meet.
+    """
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    poly = np.asarray(cv2.approxPolyDP(hull, OUTLINES.hull_approx * perimeter, True), np.float64).reshape(
+        -1, 2
+    )
+    if len(poly) < 4:
+        return None
+    lengths = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+    longest = np.sort(np.argsort(-lengths)[:4])  # keep the hull's own order
+    lines = [(poly[i], np.roll(poly, -1, axis=0)[i] - poly[i]) for i in longest]
+    corners = []
+    for (p, u), (q, v) in zip(lines, lines[1:] + lines[:1], strict=True):
+        matrix = np.array([[u[0], -v[0]], [u[1], -v[1]]])
+        if abs(np.linalg.det(matrix)) < 1e-6 * float(np.linalg.norm(u) * np.linalg.norm(v)):
+            return None
+        t = np.linalg.solve(matrix, q - p)
+        corners.append(p + t[0] * u)
+    rough = np.array(corners)
+    if np.abs(rough - rough.mean(axis=0)).max() > perimeter:
+        return None  # two near-parallel sides meeting far away: not a quadrilateral
+    quad = _refine_sides(contour.reshape(-1, 2).astype(np.float64), rough)
+    if quad is None:
+        return None
+    quad = order_quad(quad)
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    if sides.min() / sides.max() < OUTLINES.min_side_ratio:
+        return None
+    fitted = quad_area(quad)
+    if fitted <= 0 or (filled and float(cv2.contourArea(contour)) / fitted < OUTLINES.min_quad_fill):
+        return None
+    if not cv2.isContourConvex(quad.astype(np.float32)):
+        return None
+    return quad
+
+
+def _refine_sides(points: NDArray[np.float64], corners: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """Fit a line to the contour points along each side and intersect neighbouring lines."""
+    lines = []
+    for i in range(4):
+        a, b = corners[i], corners[(i + 1) % 4]
+        direction = b - a
+        length = float(np.linalg.norm(direction))
+        if length < 4:
+            return None
+        unit = direction / length
+        normal = quarter_turn(unit)
+        rel = points - a
+        along = rel @ unit
+        across = rel @ normal
+        # The middle 70 % of the side, away from the rounded corners.
+        near = (along > 0.15 * length) & (along < 0.85 * length) & (np.abs(across) < max(3.0, 0.04 * length))
+        if near.sum() < 5:
+            lines.append((a, unit))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(points[near].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    result = []
+    for i in range(4):
+        p, u = lines[i - 1]
+        q, v = lines[i]
+        matrix = np.array([[u[0], -v[0]], [u[1], -v[1]]])
+        if abs(np.linalg.det(matrix)) < 1e-6:
+            return None
+        t = np.linalg.solve(matrix, q - p)
+        result.append(p + t[0] * u)
+    refined = np.array(result)
+    # A refit that moves a corner far from the rough corner has locked onto something else.
+    if np.abs(refined - corners).max() > 0.25 * math.sqrt(max(quad_area(corners), 1.0)):
+        return None
+    return refined
+
+
+def unique_quads(blobs: list[Blob]) -> list[Quad]:
+    """The distinct card outlines among `blobs` (the masks often find the same card)."""
+    quads: list[Quad] = []
+    for blob in sorted(blobs, key=lambda b: -b.area):
+        if blob.quad is None:
+            continue
+        if all(quad_iou(blob.quad, kept) < OUTLINES.duplicate_iou for kept in quads):
+            quads.append(blob.quad)
+    return quads
+
+
+def outline_proposals(quads: list[Quad]) -> list[Proposal]:
+    """Both index corners of every whole-card outline (read both ways up when squarish)."""
+    proposals: list[Proposal] = []
+    outline = 0
+    for quad in quads:
+        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+        ways = [quad]
+        if (sides[0] + sides[2]) / (sides[1] + sides[3]) > OUTLINES.square_ratio:
+            ways.append(np.roll(quad, -1, axis=0))
+        for way in ways:
+            homography = card_homography(way)
+            proposals.append(Proposal(homography, outline, way, Stage.OUTLINE))
+            proposals.append(
+                Proposal(homography @ ROTATE_HALF_TURN, outline, np.roll(way, -2, axis=0), Stage.OUTLINE)
+            )
+            outline += 1
+            # The same two corners as lone square frames sized by the top edge: right even
+            # when the outline is of the visible part of a card only.
+            for start in (0, 2):
+                turned = np.roll(way, -start, axis=0)
+                top, side = turned[1] - turned[0], turned[3] - turned[0]
+                width = float(np.linalg.norm(top))
+                if width >= 1.0 and float(np.linalg.norm(side)) >= 1.0:
+                    homography = corner_homography(turned[0], top, side / np.linalg.norm(side) * width)
+                    proposals.append(
+                        Proposal(homography, None, card_corners_from_frame(homography), Stage.OUTLINE_CORNER)
+                    )
+    return proposals

@@ -1,0 +1,134 @@
+"""Stage 1, prepare: the working image's grey and "paper" images, its edges, and the masks of
+where cards may be.
+
+Cards are light, nearly colourless rectangles. No single threshold separates them from every
+table (dark felt, light wood, a white cloth, uneven lamp light), so several masks are made and
+their outlines pooled; the classifier later decides which outlines really hold a card:
+
+- global Otsu on a "paper" image (bright and unsaturated),
+- a local threshold (brighter than the neighbourhood) for uneven light,
+- regions enclosed by edges, for light tables where brightness alone cannot tell.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry import CARD_ASPECT
+
+
+@dataclass(frozen=True)
+class PrepareThresholds:
+    """The card size every stage assumes at least, and the thresholds of the masks."""
+
+    min_card_width_px: int = 28
+    """Narrowest card, in working-image pixels, whose index can still be read: its rank glyph is
+    then about 4 px tall."""
+    edge_percentile: float = 93.0
+    """Percentile of gradient strength taken as Canny's high threshold: card outlines are among the
+    strongest edges in a table photo, whatever its exposure."""
+    local_margin: int = 12
+    """Grey levels by which card paper must outshine its neighbourhood in the local threshold."""
+
+    @property
+    def min_card_area_px(self) -> float:
+        """Smallest blob area, in square pixels, worth fitting a card to (with slack for tilt)."""
+        return 0.8 * CARD_ASPECT * self.min_card_width_px**2
+
+
+PREPARE = PrepareThresholds()
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The working image and the derived images the detectors share."""
+
+    bgr: NDArray[np.uint8]
+    gray: NDArray[np.uint8]
+    paper: NDArray[np.uint8]
+    """Brightness minus saturation: high on white card stock, lower on coloured tables."""
+
+    @functools.cached_property
+    def edges(self) -> NDArray[np.uint8]:
+        """Canny edges of `gray` (see `_edge_map`), found once: three detectors trace them."""
+        return _edge_map(self.gray)
+
+    @functools.cached_property
+    def edge_contours(self) -> Sequence[cv2.typing.MatLike]:
+        """Every trace of `edges` (outer borders and holes), found once: two detectors fit them."""
+        contours, _ = cv2.findContours(self.edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+        return contours
+
+
+def prepare(bgr: NDArray[np.uint8]) -> Prepared:
+    """Compute the grey and "paper" images used by the detectors."""
+    gray = cast(NDArray[np.uint8], cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY))
+    hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
+    paper = cv2.subtract(hsv[:, :, 2], cv2.multiply(hsv[:, :, 1], np.array([0.6])))
+    return Prepared(bgr=bgr, gray=gray, paper=cast(NDArray[np.uint8], paper))
+
+
+def odd_kernel(value: float) -> int:
+    """The odd kernel size nearest below `value`, at least 3."""
+    return max(3, int(value) // 2 * 2 + 1)
+
+
+def card_masks(prepared: Prepared) -> list[NDArray[np.uint8]]:
+    """Binary masks (255 = maybe card) from the complementary thresholds described above."""
+    h, w = prepared.gray.shape
+    scale = max(h, w)
+    paper = cv2.GaussianBlur(prepared.paper, (5, 5), 0)
+    _, otsu = cv2.threshold(paper, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    # Brighter than the surroundings by a margin; the block spans about two cards.
+    local = cv2.adaptiveThreshold(
+        paper,
+        255,
+        cv2.ADAPTIVE_THRESH_MEAN_C,
+        cv2.THRESH_BINARY,
+        odd_kernel(scale / 6),
+        -PREPARE.local_margin,
+    )
+    return [cast(NDArray[np.uint8], otsu), cast(NDArray[np.uint8], local), _edge_regions(prepared.edges)]
+
+
+def _edge_map(gray: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Canny edges with thresholds set from the photo's own gradient strengths."""
+    blurred = cv2.GaussianBlur(gray, (5, 5), 0)
+    gx = cv2.Sobel(blurred, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(blurred, cv2.CV_32F, 0, 1)
+    magnitude = cv2.magnitude(gx, gy)
+    high = float(np.clip(np.percentile(magnitude[::4, ::4], PREPARE.edge_percentile), 40.0, 400.0))
+    edges = cv2.Canny(blurred, 0.4 * high, high)
+    return cast(NDArray[np.uint8], cv2.dilate(edges, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))))
+
+
+def _edge_regions(edges: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Regions enclosed by strong edges (card outlines on a light table)."""
+    # Everything not an edge and not connected to the photo border is an enclosed region.
+    regions = cv2.bitwise_not(edges)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(regions, connectivity=4)
+    touching = set(np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])).tolist())
+    keep = np.zeros(count, np.uint8)
+    for label in range(1, count):
+        if label not in touching and stats[label, cv2.CC_STAT_AREA] >= 0.5 * PREPARE.min_card_area_px:
+            keep[label] = 255
+    filled = keep[labels]
+    # Give back the edge width the dilation took off the region.
+    return cast(NDArray[np.uint8], cv2.dilate(filled, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))))
+
+
+def paper_regions(masks: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
+    """Where cards may be: card-sized regions of the masks with every hole filled."""
+    filled = np.zeros_like(masks[0])
+    for mask in masks:
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        big = [c for c in contours if cv2.contourArea(c) >= PREPARE.min_card_area_px]
+        cv2.drawContours(filled, big, -1, 255, thickness=cv2.FILLED)
+    return filled

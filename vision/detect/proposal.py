@@ -1,0 +1,60 @@
+"""What every detector stage hands the classifier: a `Proposal`, a card frame to read, with
+the stage that made it, so that a false card can be traced to what proposed it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import cast
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry import CARD_ASPECT, Quad
+
+
+class Stage(StrEnum):
+    """Which detector proposed a card frame."""
+
+    OUTLINE = "outline"
+    """Either index corner of a whole-card outline (`outlines`); the two are fused."""
+    OUTLINE_CORNER = "outline corner"
+    """A corner of a whole-card outline read alone as a square frame sized by its top edge
+    (`outlines`): right even when the outline is of the visible part of a card only."""
+    BLOB_CORNER = "blob corner"
+    """A convex, roughly square corner of a light blob that is not one card (`corners`)."""
+    EDGE_CORNER = "edge corner"
+    """Where two straight edges on paper meet at a near-right angle (`corners`)."""
+    SQUARED_CORNER = "squared corner"
+    """A skewed blob or edge corner squared up on one side (`corners`)."""
+    GLYPH_PAIR = "glyph pair"
+    """A rank-above-suit pair of ink glyphs (`index_pairs`)."""
+    JOINED_INDEX = "joined index"
+    """One ink blob shaped like a whole index, rank and suit run together (`index_pairs`)."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A place where an index may be: a card frame whose top-left corner is to be read."""
+
+    homography: NDArray[np.float64]
+    """Card coordinates to working-image pixels (see `geometry`)."""
+    outline: int | None
+    """Which whole-card outline this corner belongs to (its two corners are fused), or None
+    for a lone corner of a blob."""
+    quad: Quad
+    """The card's four corners implied by the proposal, starting at the corner read."""
+    stage: Stage
+    """The detector that proposed it."""
+
+
+def card_corners_from_frame(homography: NDArray[np.float64]) -> Quad:
+    """Image corners of the whole card implied by a corner frame (TL, TR, BR, BL)."""
+    card = np.array([[[0.0, 0.0], [1.0, 0.0], [1.0, CARD_ASPECT], [0.0, CARD_ASPECT]]])
+    return cast(Quad, cv2.perspectiveTransform(card, homography)[0])
+
+
+def lone_proposals(homographies: list[NDArray[np.float64]], stage: Stage) -> list[Proposal]:
+    """Lone card frames (no whole outline) made by `stage`, each with the card it implies."""
+    return [Proposal(h, None, card_corners_from_frame(h), stage) for h in homographies]
