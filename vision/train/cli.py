@@ -1,0 +1,98 @@
+"""`python -m vision.train`: build the index classifier from scratch.
+
+Generates the samples, trains the networks, calibrates, writes the model and prints a report.
+Seeded end to end; `--cache DIR` keeps the generated samples (most of a run's time) for the
+next run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from vision.classify import MODEL_PATH, IndexModel
+from vision.train.calibration import CALIBRATION_PHOTOS, fit_detection_weights
+from vision.train.models import (
+    CONV_EPOCHS,
+    DEFAULT_NETWORKS,
+    NETWORK_SEED_STEP,
+    calibrate_heads,
+    report,
+    torch_module,
+    train_conv,
+    train_network,
+)
+from vision.train.samples import DEFAULT_MINED, DEFAULT_SCENES, TRAIN_SEED, SampleSet, cached
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Generate data, train, calibrate and write the model; prints a report."""
+    parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", type=int, default=DEFAULT_SCENES, help="single-card training scenes")
+    parser.add_argument(
+        "--mined", type=int, default=DEFAULT_MINED, help="table photos read through the recogniser"
+    )
+    parser.add_argument(
+        "--photos", type=int, default=CALIBRATION_PHOTOS, help="photos for confidence calibration"
+    )
+    parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument(
+        "--networks", type=int, default=DEFAULT_NETWORKS, help="networks in the ensemble (same data)"
+    )
+    parser.add_argument(
+        "--conv-epochs",
+        type=int,
+        default=CONV_EPOCHS,
+        help="epochs of the convolutional network (0: none; otherwise needs requirements-train.txt)",
+    )
+    parser.add_argument(
+        "--cache", type=Path, metavar="DIR", help="keep generated samples here and reuse them"
+    )
+    parser.add_argument("--seed", type=int, default=TRAIN_SEED)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    if args.conv_epochs:
+        torch_module()  # fail now, not after the data is generated
+    print(
+        f"generating {args.scenes} card scenes and {args.mined} table photos (seed {args.seed})", flush=True
+    )
+    train = SampleSet.concat(
+        [
+            cached(args.cache, args.seed, args.scenes, args.workers),
+            cached(args.cache, args.seed, args.mined, args.workers, kind="mined"),
+        ]
+    )
+    validation = SampleSet.concat(
+        [
+            cached(args.cache, args.seed + 1, max(args.scenes // 10, 100), args.workers),
+            cached(args.cache, args.seed + 1, max(args.mined // 10, 50), args.workers, kind="mined"),
+        ]
+    )
+    print(
+        f"  {len(train.ranks)} training patches, {len(validation.ranks)} held out "
+        f"({time.perf_counter() - started:.0f} s)",
+        flush=True,
+    )
+    networks = []
+    for member in range(args.networks):
+        print(f"network {member + 1} of {args.networks}", flush=True)
+        network = train_network(train, args.seed + member * NETWORK_SEED_STEP, args.epochs)
+        networks.append(calibrate_heads(network, validation))
+    conv = None
+    if args.conv_epochs:
+        print("convolutional network", flush=True)
+        conv = train_conv(train, validation, args.seed, args.conv_epochs)
+    model = IndexModel(networks=tuple(networks), conv=conv)
+    print(report(model, validation))
+    weights = fit_detection_weights(model, args.seed + 2, args.photos, args.workers)
+    model = replace(model, detection_weights=weights)
+    model.save(args.out)
+    print(
+        f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - started:.0f} s"
+    )
+    return 0
