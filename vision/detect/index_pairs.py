@@ -50,7 +50,7 @@ class IndexPairThresholds:
     """Largest angle between the rank-to-suit direction and the card's down direction: decks set
     the suit under the rank, at most slightly to one side."""
     max_glyph_pairs: int = 250
-    """Upper bound on glyph pairs read per photo (each at every `RANK_SHARE_OF_WIDTH`)."""
+    """Upper bound on glyph pairs read per photo (each at every `rank_share_of_width`)."""
     joined_elongation: tuple[float, float] = (1.6, 5.0)
     """Length over breadth of one ink component that may be a whole index, its rank and suit run
     together (small or blurred print, or a deck that sets them close): about 2-4 over the decks
