@@ -1,7 +1,7 @@
 """Card codes as the recogniser names them: rank `A 2 … 9 T J Q K` then suit `C D H S`.
 
 The vision layer knows nothing of scoring, so it keeps its own tiny vocabulary instead of
-importing `scorer.cards`; the codes are the same notation (RULES.md), so `Card.parse(code)`
+importing `scorer.cards`; the codes are the same notation (docs/RULES.md), so `Card.parse(code)`
 accepts every code this module produces.
 
 >>> CARD_CODES[:3], len(CARD_CODES)
