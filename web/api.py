@@ -19,7 +19,7 @@ from flask import Blueprint, current_app, jsonify, make_response, request, url_f
 from werkzeug.wrappers import Response
 
 from scorer.discard import advise
-from scorer.match import Match, Settings
+from scorer.match import Match, new_settings_json
 from scorer.pegging import score_pegging
 from scorer.show import score_show
 from store import KeyReused, StaleAppend
@@ -130,7 +130,7 @@ def _state_json(match: Match, seq: int) -> dict[str, Any]:
 @bp.post("/matches")
 def create_match() -> Response:
     """Settings (``{"players": ["Ann", "Bob"], "target": 121, ...}``) → the new match's ids and links."""
-    settings = Settings.from_json(body()).to_json()
+    settings = new_settings_json(body())
     record = get_store().create_match(settings)
     resp = jsonify({
         "id": record.id,

@@ -222,13 +222,16 @@ from scorer.match.settings import (
     LengthKind,
     MatchLength,
     Settings,
+    check_new_names,
     new_match_settings,
+    new_settings_json,
 )
 from scorer.match.stats import PlayerStats
 from scorer.rules import HAND_SIZE, IMPOSSIBLE_SHOW_POINTS, MAX_SHOW_POINTS, SEAT_LETTERS
 
 __all__ = [
-    "Phase", "LengthKind", "MatchLength", "Settings", "new_match_settings",
+    "Phase", "LengthKind", "MatchLength", "Settings", "new_match_settings", "new_settings_json",
+    "check_new_names",
     "Entry", "Miss", "FinishedGame", "MatchState", "PlayerStats", "Match",
     "EVENT_TYPES", "MAX_NAME_LENGTH", "MAX_BEST_OF", "MAX_MATCH_POINTS", "MAX_SHOW_POINTS",
     "IMPOSSIBLE_SHOW_POINTS", "MAX_PLAY_POINTS", "MAX_REASON_LENGTH", "HAND_SIZE", "SEAT_LETTERS",

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -13,8 +14,8 @@ from enum import Enum
 from scorer.errors import MatchError
 from scorer.rules import CUSTOM, NAMED_PRESETS, TARGETS, GameRules, ThreePlayerSkunk, as_whole, preset
 
-__all__ = ["LengthKind", "MatchLength", "Settings", "new_match_settings", "MAX_NAME_LENGTH", "MAX_BEST_OF",
-           "MAX_MATCH_POINTS"]
+__all__ = ["LengthKind", "MatchLength", "Settings", "new_match_settings", "new_settings_json",
+           "check_new_names", "MAX_NAME_LENGTH", "MAX_BEST_OF", "MAX_MATCH_POINTS"]
 
 MAX_NAME_LENGTH = 30
 """Longest player name in characters: fits a phone's score line."""
@@ -199,6 +200,52 @@ class Settings:
         )
 
 
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Characters that turn the direction of the text after them: a name holding one can make the
+score line beside it read in another order than it was written."""
+_BLANK_LETTERS = frozenset("\u115f\u1160\u180e\u2800\u3164\uffa0")
+"""Letters and symbols that draw nothing (the Hangul fillers, the blank Braille cell)."""
+_UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Me"})
+"""Unicode categories that show no mark of their own: controls, format characters (zero-width
+spaces and joiners), unassigned code points, separators, and combining marks."""
+
+
+def check_new_names(players: Sequence[object]) -> None:
+    """Refuse player names for a new match that would show nothing, or reorder the text beside them.
+
+    Names stored before this check still load: only a new match's names are judged.
+
+    >>> check_new_names(["Ann", "\u200b\u200b"])
+    Traceback (most recent call last):
+    ...
+    scorer.errors.MatchError: player 2 needs a name that shows on screen: '\u200b\u200b' has no visible letter
+    >>> check_new_names(["Ann", "Bob\u202e"])
+    Traceback (most recent call last):
+    ...
+    scorer.errors.MatchError: player 2's name holds a text-direction control (U+202E): remove it
+    """
+    for i, name in enumerate(players, 1):
+        if not isinstance(name, str):
+            continue  # Settings.from_json names what is wrong with it
+        for char in name:
+            if char in _BIDI_CONTROLS:
+                code = f"U+{ord(char):04X}"
+                raise MatchError(f"player {i}'s name holds a text-direction control ({code}): remove it")
+        if name.strip() and all(
+            char in _BLANK_LETTERS or unicodedata.category(char) in _UNSEEN_CATEGORIES for char in name
+        ):
+            # ascii() spells each unseen character as its code, so the message shows what was sent.
+            raise MatchError(f"player {i} needs a name that shows on screen: {name!a} has no visible letter")
+
+
+def new_settings_json(data: Mapping[str, object]) -> dict[str, object]:
+    """Validated, normalised settings JSON for a new match from a settings dict (the JSON API's)."""
+    players = data.get("players")
+    if isinstance(players, list | tuple):
+        check_new_names(players)
+    return Settings.from_json(data).to_json()
+
+
 def new_match_settings(
     players: Sequence[str],
     *,
@@ -228,4 +275,4 @@ def new_match_settings(
         data["partnerships"] = partnerships
     if three_player_skunk is not None:
         data["three_player_skunk"] = three_player_skunk
-    return Settings.from_json(data).to_json()
+    return new_settings_json(data)
