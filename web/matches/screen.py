@@ -1,0 +1,262 @@
+"""The score screen of a match as one link sees it: what the templates ask of the match.
+
+The screen asks the engine (``MatchState``) whose turn it is, who deals next and which cards a
+player has played; it only arranges those answers for the page.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from flask import url_for
+
+from scorer.cards import Card, parse_cards
+from scorer.errors import CardError
+from scorer.match import IMPOSSIBLE_SHOW_POINTS, Entry, Match, MatchState, Phase
+from scorer.pegging import PegEvent, Pegging, score_pegging
+from scorer.show import Score, score_show
+from web.board import Board, layout
+from web.forms import MAX_SHOW_POINTS, CardsState
+from web.matches.access import Access, public_url
+from web.matches.forms import HAND_CARDS, Draft
+from web.peg import latest_awards
+
+__all__ = ["Screen", "match_title", "SHOW_PAD", "PEG_PAD", "SEAT_LETTERS", "ON_SCREEN_HISTORY"]
+
+ON_SCREEN_HISTORY = 5
+"""History lines on the score screen; the history page has them all."""
+SEAT_LETTERS = "ABCD"
+"""Pegging labels by seat, as ``scorer.match`` also accepts them."""
+SHOW_PAD = tuple(n for n in range(MAX_SHOW_POINTS + 1) if n not in IMPOSSIBLE_SHOW_POINTS)
+"""Number pad for a hand or crib entered without cards: every possible show total."""
+PEG_PAD = tuple(range(1, 13))
+"""Number pad for points in the play; bigger awards are typed."""
+
+
+def match_title(match: Match) -> str:
+    """"Ann v Bob", "Ann v Bob v Cat", or "Ann & Cat v Bob & Dan"."""
+    return " v ".join(match.side_name(i) for i in range(len(match.settings.sides)))
+
+
+@dataclass
+class Screen:
+    """The score screen of a match as one link sees it, with any message and draft."""
+
+    access: Access
+    match: Match
+    seq: int
+    errors: dict[str, str] = field(default_factory=dict)
+    draft: Draft | None = None
+    key: str = field(default_factory=lambda: secrets.token_urlsafe(16))
+
+    @property
+    def token(self) -> str:
+        """The link's token (scorer or viewer id)."""
+        return self.access.token
+
+    @property
+    def can_write(self) -> bool:
+        """Whether this link may score."""
+        return self.access.can_write
+
+    @cached_property
+    def state(self) -> MatchState:
+        """The board after every stored event."""
+        return self.match.state
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """Player names by seat."""
+        return self.match.settings.players
+
+    @property
+    def sides(self) -> list[str]:
+        """Side names (a partnership is "Ann & Cat")."""
+        return [self.match.side_name(i) for i in range(len(self.match.settings.sides))]
+
+    def side_of(self, seat: int) -> int:
+        """The side a seat plays for."""
+        return self.match.settings.side_of(seat)
+
+    @property
+    def title(self) -> str:
+        """"Ann v Bob" (or three names, or two partnerships)."""
+        return match_title(self.match)
+
+    @cached_property
+    def board(self) -> Board:
+        """Geometry of the drawn board."""
+        rules = self.match.settings.rules
+        return layout(self.match.settings.target, self.state.scores, self.state.backs,
+                      [ln.at_most for ln in rules.lines])
+
+    @cached_property
+    def history(self) -> tuple[Entry, ...]:
+        """Every event with its effect."""
+        return self.match.history
+
+    def recent(self) -> list[Entry]:
+        """The last few history lines, newest first."""
+        return list(self.history[-ON_SCREEN_HISTORY:])[::-1]
+
+    def undoable(self, entry: Entry) -> bool:
+        """Whether this link may offer to undo ``entry``."""
+        return self.can_write and not entry.voided and entry.type != "void"
+
+    @cached_property
+    def last_undoable(self) -> Entry | None:
+        """The newest event that can still be undone."""
+        return next((e for e in reversed(self.history) if self.undoable(e)), None)
+
+    def steps(self) -> list[tuple[str, str]]:
+        """The hand's steps in order with their status (done, now, next): starter, play, shows, crib."""
+        st = self.state
+        if st.dealer is None or st.phase in (Phase.GAME_OVER, Phase.MATCH_OVER, Phase.CUT):
+            return []
+        order = {Phase.STARTER: 0, Phase.PLAY: 1, Phase.SHOW: 2, Phase.CRIB: 3 + len(st.counting_order)}
+        now = order[st.phase]
+        if st.phase is Phase.SHOW:
+            now = 2 + len(st.counted)
+        labels = ["Starter", "Play"] + [f"{self.players[s]}’s hand" for s in st.counting_order] + [
+            f"{self.players[st.dealer]}’s crib"]
+        if st.phase is Phase.CRIB:
+            now = len(labels) - 1
+        return [(label, "done" if i < now else "now" if i == now else "next")
+                for i, label in enumerate(labels)]
+
+    # -- the play -----------------------------------------------------------------------
+
+    @cached_property
+    def pegging(self) -> Pegging:
+        """The hand's plays so far, scored for display (labels are seat letters)."""
+        plays = [(SEAT_LETTERS[seat], Card.parse(card)) for seat, card in self.state.plays]
+        return score_pegging(plays, complete=self.play_complete)
+
+    @property
+    def play_complete(self) -> bool:
+        """Every card of the play is in."""
+        return len(self.state.plays) >= HAND_CARDS * len(self.players)
+
+    @property
+    def next_to_play(self) -> int:
+        """Who plays the next card, as far as turn order says (a go can change it)."""
+        st = self.state
+        if not st.plays:
+            return st.counting_order[0] if st.counting_order else 0
+        return (st.plays[-1][0] + 1) % len(self.players)
+
+    @property
+    def played(self) -> frozenset[Card]:
+        """Cards already seen this hand: the starter and the plays."""
+        seen = {Card.parse(c) for _, c in self.state.plays}
+        if self.state.starter:
+            seen.add(Card.parse(self.state.starter))
+        return frozenset(seen)
+
+    # -- counting -------------------------------------------------------------------------
+
+    @property
+    def counter(self) -> int | None:
+        """The seat whose hand counts next, or the dealer for the crib; None outside the show."""
+        st = self.state
+        if st.phase is Phase.CRIB:
+            return st.dealer
+        return st.to_count
+
+    @property
+    def counting_crib(self) -> bool:
+        """The crib is next."""
+        return self.state.phase is Phase.CRIB
+
+    @property
+    def can_count(self) -> bool:
+        """A hand or the crib may be counted now."""
+        return bool({"show", "crib"} & set(self.state.expected)) and self.counter is not None
+
+    def known_cards(self) -> list[Card]:
+        """The cards the counter played this hand (their hand is known once all four are in)."""
+        if self.counting_crib or self.counter is None:
+            return []
+        return [Card.parse(c) for seat, c in self.state.plays if seat == self.counter]
+
+    @cached_property
+    def count_cards(self) -> CardsState:
+        """The hand or crib being picked: the draft, else the cards the counter played."""
+        if self.draft is not None:
+            return CardsState.read(self.draft.cards, HAND_CARDS)
+        known = self.known_cards()
+        return CardsState(known, " ".join(map(str, known)))
+
+    def count_taken(self) -> frozenset[Card]:
+        """Cards the count picker greys out: those picked, the starter and cards others played."""
+        mine = set(self.known_cards())
+        return frozenset(self.count_cards.cards) | {c for c in self.played if c not in mine}
+
+    @property
+    def starter_card(self) -> Card | None:
+        """This hand's starter, when entered."""
+        return Card.parse(self.state.starter) if self.state.starter else None
+
+    @property
+    def count_form(self) -> str:
+        """Which counting form is open: ``crib`` or ``show``."""
+        return "crib" if self.counting_crib else "show"
+
+    def preview(self) -> Score | None:
+        """The count of four picked cards with the starter, before it is stored."""
+        cards = self.count_cards.cards
+        starter = self.starter_card
+        if len(cards) != HAND_CARDS or starter is None or self.count_cards.error:
+            return None
+        try:
+            return score_show(cards, starter, crib=self.counting_crib)
+        except CardError:  # the starter typed among the hand: scoring it will say so beside the field
+            return None
+
+    def latest_awards(self) -> list[tuple[str, PegEvent]]:
+        """The last card's awards with the name of who pegged them."""
+        return [(self.players[SEAT_LETTERS.index(e.player)], e) for e in latest_awards(self.pegging)]
+
+    def starter_for(self, entry: Entry) -> Card | None:
+        """The starter of the hand an entry belongs to (for drawing a stored show)."""
+        for e in self.history:
+            if (e.game, e.hand) == (entry.game, entry.hand) and e.type == "starter" and not e.voided:
+                card = e.event.get("card")
+                return Card.parse(card) if isinstance(card, str) else None
+        return None
+
+    def show_cards(self, entry: Entry) -> list[Card]:
+        """A stored show's four cards then its starter, for drawing its items."""
+        hand = entry.event.get("hand")
+        starter = self.starter_for(entry)
+        if entry.score is None or starter is None or hand is None:
+            return []
+        return [*parse_cards(hand), starter]  # type: ignore[arg-type]  # stored events were validated
+
+    # -- the end of a game ------------------------------------------------------------------
+
+    def next_dealer(self) -> int | None:
+        """Who deals first in the next game (the loser), when a game has just ended."""
+        if self.state.phase is not Phase.GAME_OVER:
+            return None
+        return self.match.apply({"type": "next_game"}).state.dealer
+
+    # -- links ------------------------------------------------------------------------------
+
+    @property
+    def viewer_url(self) -> str:
+        """The read-only link for other phones."""
+        return public_url(url_for("matches.screen", token=self.access.record.viewer_id))
+
+    @property
+    def scorer_url(self) -> str | None:
+        """The scoring link (only shown to a scorer)."""
+        if not self.can_write:
+            return None
+        return public_url(url_for("matches.screen", token=self.access.record.id))
+
+    def live_url(self) -> str:
+        """The polled board fragment, knowing the last event this screen shows."""
+        return url_for("matches.live", token=self.token, since=self.seq)
