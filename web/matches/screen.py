@@ -136,16 +136,25 @@ class Screen:
 
     @property
     def play_complete(self) -> bool:
-        """Every card of the play is in."""
-        return len(self.state.plays) >= HAND_CARDS * len(self.players)
+        """Every card of the play is in: nobody has a card left."""
+        left = self.state.cards_left
+        return bool(left) and not any(left)
 
     @property
-    def next_to_play(self) -> int:
-        """Who plays the next card, as far as turn order says (a go can change it)."""
+    def next_to_play(self) -> int | None:
+        """The seat the play and peg forms preselect: the engine's ``next_to_play``.
+
+        Where the engine is stricter the page keeps the seat it has always preselected, the one
+        on the last player's left: the engine passes that seat once it has no card left, and
+        answers None once every card is in (the peg form is still open then). Only the play and
+        peg forms ask, in the starter and play phases.
+        """
         st = self.state
-        if not st.plays:
-            return st.counting_order[0] if st.counting_order else 0
-        return (st.plays[-1][0] + 1) % len(self.players)
+        if st.plays:
+            left_of_last = (st.plays[-1][0] + 1) % len(self.players)
+            if st.next_to_play is None or st.cards_left[left_of_last] == 0:
+                return left_of_last
+        return st.next_to_play
 
     @property
     def played(self) -> frozenset[Card]:
@@ -161,9 +170,7 @@ class Screen:
     def counter(self) -> int | None:
         """The seat whose hand counts next, or the dealer for the crib; None outside the show."""
         st = self.state
-        if st.phase is Phase.CRIB:
-            return st.dealer
-        return st.to_count
+        return st.crib_owner if st.phase is Phase.CRIB else st.to_count
 
     @property
     def counting_crib(self) -> bool:
@@ -179,7 +186,7 @@ class Screen:
         """The cards the counter played this hand (their hand is known once all four are in)."""
         if self.counting_crib or self.counter is None:
             return []
-        return [Card.parse(c) for seat, c in self.state.plays if seat == self.counter]
+        return [Card.parse(c) for c in self.state.played_by(self.counter)]
 
     @cached_property
     def count_cards(self) -> CardsState:
@@ -238,10 +245,9 @@ class Screen:
     # -- the end of a game ------------------------------------------------------------------
 
     def next_dealer(self) -> int | None:
-        """Who deals first in the next game (the loser), when a game has just ended."""
-        if self.state.phase is not Phase.GAME_OVER:
-            return None
-        return self.match.apply({"type": "next_game"}).state.dealer
+        """Who deals first in the next game (the loser), when a game has just ended: the engine's
+        ``next_dealer``, which otherwise names the next hand's dealer, not asked for here."""
+        return self.state.next_dealer if self.state.phase is Phase.GAME_OVER else None
 
     # -- links ------------------------------------------------------------------------------
 
