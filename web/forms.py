@@ -12,12 +12,10 @@ from dataclasses import dataclass
 
 from scorer.cards import Card, parse_cards
 from scorer.errors import CardError
+from scorer.rules import MAX_SHOW_POINTS
 
-__all__ = ["CardsState", "MAX_SHOW_POINTS", "parse_claim", "parse_points", "picker_action", "sentence",
-           "whole_number"]
+__all__ = ["CardsState", "parse_claim", "parse_points", "picker_action", "sentence", "whole_number"]
 
-MAX_SHOW_POINTS = 29
-"""The highest hand or crib (5-5-5-J with the fourth five of the jack's suit)."""
 MAX_NUMBER_DIGITS = 9
 """Longest number a form field may hold: far past any score or sequence number, and far below the
 4,300 digits past which ``int()`` raises."""

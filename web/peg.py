@@ -25,14 +25,12 @@ from scorer.pegging import (
     parse_plays,
     score_pegging,
 )
+from scorer.rules import SEAT_LETTERS
 from scorer.show import ScoreKind
 from web.forms import sentence, whole_number
 from web.http import is_htmx, render, url_with_query
 
-__all__ = ["bp", "PegView", "LABELS", "apply_action", "latest_awards", "read_view"]
-
-LABELS = "ABCD"
-"""Seat labels in playing order, from the player on the dealer's left."""
+__all__ = ["bp", "PegView", "apply_action", "latest_awards", "read_view"]
 
 bp = Blueprint("peg", __name__)
 
@@ -52,7 +50,7 @@ class PegView:
     @property
     def labels(self) -> str:
         """The seats at this table."""
-        return LABELS[: self.players]
+        return SEAT_LETTERS[: self.players]
 
     @property
     def all_played(self) -> bool:
@@ -123,7 +121,7 @@ def read_view(source: Mapping[str, str]) -> PegView:
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         errors["players"] = f"Choose {MIN_PLAYERS}, 3 or {MAX_PLAYERS} players."
         players = MIN_PLAYERS
-    labels = LABELS[:players]
+    labels = SEAT_LETTERS[:players]
     text = source.get("plays", "")
     plays: list[tuple[str, Card]] = []
     try:

@@ -21,8 +21,9 @@ The package, by seam: ``access`` (links), ``replay`` (the cached replay and the 
 and ``views`` (the blueprint's routes). The names here are the ones other modules import.
 """
 
+from scorer.rules import HAND_SIZE
 from web.matches.access import Access, lookup, public_url, require_writer, resolve
-from web.matches.forms import HAND_CARDS, Draft, FormError, build_event, match_settings_from_form
+from web.matches.forms import Draft, FormError, build_event, match_settings_from_form
 from web.matches.replay import current, load, store_event, tap_key
 from web.matches.screen import PEG_PAD, SHOW_PAD, Screen, match_title
 from web.matches.views import bp
@@ -33,3 +34,6 @@ __all__ = [
     "tap_key",
     "PEG_PAD", "SHOW_PAD", "HAND_CARDS",
 ]
+
+HAND_CARDS = HAND_SIZE
+"""``scorer.rules.HAND_SIZE`` under the name ``web.photo`` imports from here."""

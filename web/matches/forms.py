@@ -14,13 +14,10 @@ from typing import TypeAlias
 from scorer.cards import Card
 from scorer.errors import CardError, MatchError
 from scorer.match import MAX_PLAY_POINTS, MAX_REASON_LENGTH, Match, new_match_settings
-from scorer.rules import PRESETS, TARGETS
-from web.forms import MAX_SHOW_POINTS, parse_claim, picker_action, sentence, whole_number
+from scorer.rules import HAND_SIZE, MAX_SHOW_POINTS, PRESETS, TARGETS
+from web.forms import parse_claim, picker_action, sentence, whole_number
 
-__all__ = ["FormError", "Draft", "HAND_CARDS", "build_event", "match_settings_from_form"]
-
-HAND_CARDS = 4
-"""Cards in a hand or crib for the show, and cards each player lays in the play."""
+__all__ = ["FormError", "Draft", "build_event", "match_settings_from_form"]
 
 
 class FormError(ValueError):
@@ -146,15 +143,15 @@ def _count_event(form: Mapping[str, str], match: Match, which: str) -> Built:
     if form.get("points", "") != "" and op != "score":
         points = _whole(form["points"], which, 0, MAX_SHOW_POINTS)
         return {"type": which, **extra, "points": points}
-    picked = picker_action(form, HAND_CARDS, "Four cards are in: take one back first.")
+    picked = picker_action(form, HAND_SIZE, "Four cards are in: take one back first.")
     if op != "score":
         if picked.error:
             raise FormError(which, picked.error)
         return Draft(picked.text, form.get("claimed", ""))
     if picked.error:
         raise FormError(which, picked.error)
-    if len(picked.cards) != HAND_CARDS:
-        raise FormError(which, f"Pick the {HAND_CARDS} cards of the {'crib' if which == 'crib' else 'hand'} "
+    if len(picked.cards) != HAND_SIZE:
+        raise FormError(which, f"Pick the {HAND_SIZE} cards of the {'crib' if which == 'crib' else 'hand'} "
                                f"({len(picked.cards)} so far).")
     claimed, claim_error = parse_claim(form.get("claimed", ""))
     if claim_error:

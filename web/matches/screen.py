@@ -14,21 +14,20 @@ from flask import url_for
 
 from scorer.cards import Card, parse_cards
 from scorer.errors import CardError
-from scorer.match import IMPOSSIBLE_SHOW_POINTS, Entry, Match, MatchState, Phase
+from scorer.match import Entry, Match, MatchState, Phase
 from scorer.pegging import PegEvent, Pegging, score_pegging
+from scorer.rules import HAND_SIZE, IMPOSSIBLE_SHOW_POINTS, MAX_SHOW_POINTS, SEAT_LETTERS
 from scorer.show import Score, score_show
 from web.board import Board, layout
-from web.forms import MAX_SHOW_POINTS, CardsState
+from web.forms import CardsState
 from web.matches.access import Access, public_url
-from web.matches.forms import HAND_CARDS, Draft
+from web.matches.forms import Draft
 from web.peg import latest_awards
 
-__all__ = ["Screen", "match_title", "SHOW_PAD", "PEG_PAD", "SEAT_LETTERS", "ON_SCREEN_HISTORY"]
+__all__ = ["Screen", "match_title", "SHOW_PAD", "PEG_PAD", "ON_SCREEN_HISTORY"]
 
 ON_SCREEN_HISTORY = 5
 """History lines on the score screen; the history page has them all."""
-SEAT_LETTERS = "ABCD"
-"""Pegging labels by seat, as ``scorer.match`` also accepts them."""
 SHOW_PAD = tuple(n for n in range(MAX_SHOW_POINTS + 1) if n not in IMPOSSIBLE_SHOW_POINTS)
 """Number pad for a hand or crib entered without cards: every possible show total."""
 PEG_PAD = tuple(range(1, 13))
@@ -192,7 +191,7 @@ class Screen:
     def count_cards(self) -> CardsState:
         """The hand or crib being picked: the draft, else the cards the counter played."""
         if self.draft is not None:
-            return CardsState.read(self.draft.cards, HAND_CARDS)
+            return CardsState.read(self.draft.cards, HAND_SIZE)
         known = self.known_cards()
         return CardsState(known, " ".join(map(str, known)))
 
@@ -215,7 +214,7 @@ class Screen:
         """The count of four picked cards with the starter, before it is stored."""
         cards = self.count_cards.cards
         starter = self.starter_card
-        if len(cards) != HAND_CARDS or starter is None or self.count_cards.error:
+        if len(cards) != HAND_SIZE or starter is None or self.count_cards.error:
             return None
         try:
             return score_show(cards, starter, crib=self.counting_crib)
