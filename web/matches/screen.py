@@ -141,19 +141,9 @@ class Screen:
 
     @property
     def next_to_play(self) -> int | None:
-        """The seat the play and peg forms preselect: the engine's ``next_to_play``.
-
-        Where the engine is stricter the page keeps the seat it has always preselected, the one
-        on the last player's left: the engine passes that seat once it has no card left, and
-        answers None once every card is in (the peg form is still open then). Only the play and
-        peg forms ask, in the starter and play phases.
-        """
-        st = self.state
-        if st.plays:
-            left_of_last = (st.plays[-1][0] + 1) % len(self.players)
-            if st.next_to_play is None or st.cards_left[left_of_last] == 0:
-                return left_of_last
-        return st.next_to_play
+        """The seat the play and peg forms preselect: the engine's ``next_to_play`` (None once
+        every card is in, or before the starter: then no seat is chosen for the player)."""
+        return self.state.next_to_play
 
     @property
     def played(self) -> frozenset[Card]:
