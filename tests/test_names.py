@@ -8,11 +8,16 @@ stored before this check was made still load: only a new match's names are judge
 
 from __future__ import annotations
 
+import http.client
+import json
+from pathlib import Path
+
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from web_fixtures import count_rows, error_for, post_form
 
+from bench.bench_load import Server, free_port
 from scorer.errors import MatchError
 from scorer.match import Match, Settings, new_match_settings
 
@@ -67,3 +72,29 @@ def test_a_match_stored_with_such_a_name_before_the_check_still_loads() -> None:
     match = Match(Settings.from_json(stored), [{"type": "starter", "card": "5D"}])
     assert match.settings.players == ("Ann", "\u200bBob\u202e")
     assert match.state.starter == "5D"
+
+
+def test_the_served_app_refuses_them_and_keeps_serving(tmp_path: Path) -> None:
+    # python app.py (waitress, SQLite), as a table runs it: each bad name is a 400 naming it,
+    # and a good match is made after them.
+    database = f"sqlite:///{tmp_path / 'served.sqlite'}"
+    server = Server("waitress", database, tmp_path / "instance", free_port(), 1, tmp_path / "server.log")
+    server.start()
+    try:
+        def create(players: list[str]) -> tuple[int, dict[str, object]]:
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+            try:
+                conn.request("POST", "/api/matches", body=json.dumps({"players": players}),
+                             headers={"Content-Type": "application/json"})
+                resp = conn.getresponse()
+                return resp.status, json.loads(resp.read())
+            finally:
+                conn.close()
+
+        for name, message in BAD_NAMES:
+            status, answer = create(["Ann", name])
+            assert status == 400 and str(answer["error"]).startswith(message)
+        status, answer = create(["Ann", "Bob"])
+        assert status == 201 and answer["id"]
+    finally:
+        server.stop()
