@@ -172,7 +172,10 @@ def main() -> None:
     app = create_app(instance_path=os.path.abspath(instance) if instance else None)
     if not app.config["LAN_URL"]:
         app.config["LAN_URL"] = url
-    names = [*lan_addresses(), socket.gethostname()] if host in ("0.0.0.0", "::") else [host]
+    # The laptop's addresses, its name, and its name as phones find it over mDNS (laptop.local).
+    machine = socket.gethostname()
+    local = [*lan_addresses(), machine, f"{machine.split('.')[0]}.local"]
+    names = local if host in ("0.0.0.0", "::") else [host]
     trust_hosts(app, names)
     print(startup_banner(url), flush=True)
     serve(app, host, port)
