@@ -75,6 +75,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, instance_path: str 
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         WTF_CSRF_TIME_LIMIT=None,  # a match can last an evening; the token lives as long as the session
+        MUGGINS_PHOTO_READER=api.PHOTO_READER,  # what a photo worker runs on the decoded pixels
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)

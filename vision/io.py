@@ -9,15 +9,18 @@ the format allows (JPEG's DCT scaling) and shrunk to `WORKING_LONG_SIDE_PX`, whi
 
 Every format is shrunk before any colour conversion or copy, so a 12 MP PNG or HEIC costs little
 more than its own decoded pixels. Even so a file can cost far more to decode than it weighs (a
-38-byte WebP declaring 40 MP of RGBA, a progressive JPEG repeating thousands of empty scans), so
-uploads from the web app go through `decode_upload`: the same decode in a short-lived worker
-process limited to `DECODE_MEMORY_BYTES` of address space and `DECODE_CPU_SECONDS` of CPU. A
-worker killed by its limits is an `ImageError` (too large or too complex to read), and the
-server's own memory never holds more than the small result.
+38-byte WebP declaring 40 MP of RGBA, a progressive JPEG repeating thousands of empty scans), and
+reading the cards in a decoded image can cost far more than decoding it (a photo of random noise
+is all edges), so uploads from the web app go through `decode_and_read`: the decode and then the
+reader (the recogniser) in one short-lived worker process, limited together to
+`DECODE_MEMORY_BYTES` more address space and `DECODE_CPU_SECONDS` of CPU (`decode_upload`: the
+decode alone). A worker stopped by its limits is an `ImageError` (too large or too complex to
+read), and the server's own memory never holds more than the small result and its reading.
 """
 
 from __future__ import annotations
 
+import importlib
 import io
 import multiprocessing
 import os
@@ -25,6 +28,7 @@ import re
 import resource
 import threading
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
@@ -61,11 +65,13 @@ MAX_JPEG_SCANS = 100
 every scan costs a pass over the whole image, so thousands of empty ones are a CPU bomb."""
 
 DECODE_MEMORY_BYTES = 200 * 2**20
-"""Address space a decoder worker may add to what it starts with (200 MiB): a 24 MP phone photo
-fits; a 40 MP image that Pillow must hold at 4 bytes a pixel and copy does not."""
+"""Address space a photo worker may add to what it starts with (200 MiB), for the decode and the
+reading together: a 24 MP phone photo fits; a 40 MP image that Pillow must hold at 4 bytes a pixel
+and copy does not, nor the contours of a working-size image of random noise."""
 
 DECODE_CPU_SECONDS = 3
-"""CPU seconds a decoder worker may use (a 12 MP photo takes about 0.1 s)."""
+"""CPU seconds a photo worker may use for the decode and the reading together (a 12 MP photo takes
+about 0.1 s to decode and 0.3 s to read)."""
 
 DECODE_WALL_SECONDS = 30.0
 """Seconds to wait for a decoder worker's answer before killing it (a busy machine's margin)."""
@@ -75,7 +81,14 @@ DECODE_WORKERS = 2
 hostile files at once cost at most this many workers' memory."""
 
 TOO_COMPLEX = "this photo is too large or too complex to read"
-"""The refusal when a decoder worker is stopped by its limits."""
+"""The refusal when a photo worker is stopped by its limits."""
+
+Reader = Callable[[Any], Any]
+"""What `decode_and_read` runs on the decoded BGR pixels in the worker: it must be picklable (a
+module-level function, or a ``functools.partial`` of one), and so must what it returns."""
+
+ReaderSpec = str | Reader
+"""A reader, or its import path ``"package.module:function"`` (imported in the worker only)."""
 
 _EXIF_TURNS = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180,
                4: Image.Transpose.FLIP_TOP_BOTTOM, 5: Image.Transpose.TRANSPOSE,
@@ -286,45 +299,84 @@ def _shrink(bgr: NDArray[np.uint8], original_size: tuple[int, int], long_side: i
     return LoadedImage(pixels=bgr, original_size=original_size, scale=scale)
 
 
-# ------------------------------------------------------------------------------ decoding in a worker
+# -------------------------------------------------------------------------- decoding and reading in a worker
 
 
 _slots = threading.BoundedSemaphore(DECODE_WORKERS)
 _context_lock = threading.Lock()
 _context: BaseContext | None = None
 _context_pid = 0
+LIMIT_MARGIN_BYTES = 16 * 2**20
+"""A reader's error is taken for its worker's memory limit when the worker's peak address space
+came this close to the limit: OpenCV says "Insufficient memory" with a cv2.error, not a
+MemoryError."""
 
 
-def _worker_context() -> BaseContext:
+def _worker_context(preload: str | None = None) -> BaseContext:
     """The forkserver context, made on first use in this process (never inherited by a fork).
 
     A forkserver forks each worker from a quiet process that has imported this module already,
-    so a worker starts in milliseconds and never inherits a server thread's locks. It is made
-    lazily, per process: a gunicorn worker forked from a master that had one would share the
-    master's forkserver, which it cannot manage.
+    so a worker starts in milliseconds and never inherits a server thread's locks. ``preload``
+    names a reader's module for the forkserver to import too, once: whatever that module loads
+    at import (the recogniser's model), every worker then starts with, at no cost of its own.
+    Only the first call's preload counts (a forkserver's imports are fixed when it starts); a
+    worker imports any other reader itself. The context is made lazily, per process: a gunicorn
+    worker forked from a master that had one would share the master's forkserver, which it
+    cannot manage.
     """
     global _context, _context_pid
     with _context_lock:
         if _context is None or _context_pid != os.getpid():
             context = multiprocessing.get_context("forkserver")
             # '__main__' as well, so a worker does not import the server's main script again.
-            context.set_forkserver_preload(["__main__", "vision.io"])
+            modules = ["__main__", "vision.io", *([preload] if preload else [])]
+            context.set_forkserver_preload(modules)
             _context, _context_pid = context, os.getpid()
         return _context
 
 
-def _limit_self(memory_bytes: int, cpu_seconds: int) -> None:
+def _module_of(reader: ReaderSpec | None) -> str | None:
+    """The module a reader comes from, for the forkserver to preload."""
+    if reader is None:
+        return None
+    if isinstance(reader, str):
+        return reader.partition(":")[0] or None
+    module = getattr(getattr(reader, "func", reader), "__module__", None)  # a partial's own function
+    return module if isinstance(module, str) else None
+
+
+def resolve_reader(reader: ReaderSpec) -> Reader:
+    """The reader an import path ``"package.module:function"`` names (or ``reader`` itself);
+    ValueError if it names nothing callable."""
+    if not isinstance(reader, str):
+        return reader
+    module_name, _, name = reader.partition(":")
+    if not module_name or not name:
+        raise ValueError(f"a photo reader is named 'package.module:function', not {reader!r}")
+    found: Any = importlib.import_module(module_name)
+    for part in name.split("."):
+        found = getattr(found, part)
+    if not callable(found):
+        raise ValueError(f"the photo reader {reader!r} is not a function")
+    return cast(Reader, found)
+
+
+def _limit_self(memory_bytes: int, cpu_seconds: int) -> int:
     """Cap this (worker) process: its address space at what it has plus ``memory_bytes``, its CPU
-    time at ``cpu_seconds`` (SIGXCPU, then SIGKILL a second later)."""
+    time at ``cpu_seconds`` (SIGXCPU, then SIGKILL a second later), no core file when a limit
+    stops it. Returns the address-space limit (0 off Linux)."""
     cv2.setNumThreads(1)  # no thread pools: their stacks would eat the address-space budget
     pillow_heif.options.DECODE_THREADS = 1
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU dumps core by default
     status = _proc_status()
+    limit = 0
     if "VmSize" in status:
         limit = status["VmSize"] + memory_bytes
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     used = resource.getrusage(resource.RUSAGE_SELF)
     spent = int(used.ru_utime + used.ru_stime)
     resource.setrlimit(resource.RLIMIT_CPU, (spent + cpu_seconds, spent + cpu_seconds + 1))
+    return limit
 
 
 def _proc_status() -> dict[str, int]:
@@ -336,19 +388,32 @@ def _proc_status() -> dict[str, int]:
     return {m.group(1): int(m.group(2)) * 1024 for m in re.finditer(r"^(Vm\w+):\s+(\d+) kB", text, re.M)}
 
 
-def _decode_in_worker(answer: Connection, data: bytes, long_side: int, where: str,
-                      memory_bytes: int, cpu_seconds: int) -> None:
-    """A worker's whole life: limit itself, decode, send back the result or the refusal, and the
-    cost (peak resident memory above its start, CPU seconds)."""
+def _work_in_worker(answer: Connection, data: bytes, long_side: int, where: str, memory_bytes: int,
+                    cpu_seconds: int, reader: ReaderSpec | None) -> None:
+    """A worker's whole life: load the reader (trusted code, before the limits), limit itself,
+    decode, read, and send back the result or the refusal, and the cost (peak resident memory
+    above its start, CPU seconds)."""
+    try:
+        read = None if reader is None else resolve_reader(reader)
+    except Exception as error:  # a misconfigured server, not a bad photo: the caller raises it
+        answer.send(("failed", f"cannot load the photo reader {reader!r}: {_one_line(error)}", None))
+        answer.close()
+        return
     start = _proc_status().get("VmRSS", 0)
-    _limit_self(memory_bytes, cpu_seconds)
+    limit = _limit_self(memory_bytes, cpu_seconds)
     result: tuple[str, Any]
     try:
-        result = ("ok", decode_bytes(data, long_side, where))
+        loaded = decode_bytes(data, long_side, where)
+        result = ("ok", loaded if read is None else (loaded, read(loaded.pixels)))
     except ImageError as error:
         result = ("refused", str(error))
     except MemoryError:
-        result = ("refused", f"{TOO_COMPLEX}: {where!r}")
+        result = ("refused", f"{TOO_COMPLEX}: {where!r} needs more than {memory_bytes // 2**20} MiB")
+    except Exception as error:
+        if limit and _proc_status().get("VmPeak", 0) >= limit - LIMIT_MARGIN_BYTES:
+            result = ("refused", f"{TOO_COMPLEX}: {where!r} needs more than {memory_bytes // 2**20} MiB")
+        else:  # a bug in the reader: the server's error, not the photo's
+            result = ("failed", f"the photo reader failed: {type(error).__name__}: {_one_line(error)}")
     used = resource.getrusage(resource.RUSAGE_SELF)
     cost = DecodeCost(max(0, used.ru_maxrss * 1024 - start), used.ru_utime + used.ru_stime)
     answer.send((*result, cost))
@@ -357,15 +422,15 @@ def _decode_in_worker(answer: Connection, data: bytes, long_side: int, where: st
 
 @dataclass(frozen=True)
 class DecodeCost:
-    """What a decoder worker spent: peak resident memory above its start (bytes), CPU seconds."""
+    """What a photo worker spent: peak resident memory above its start (bytes), CPU seconds."""
 
     memory_bytes: int
     cpu_seconds: float
 
 
 last_cost = threading.local()
-"""``last_cost.value``: the `DecodeCost` of this thread's last `decode_upload` (None when its
-worker was killed), for the bench."""
+"""``last_cost.value``: the `DecodeCost` of this thread's last `decode_upload` or `decode_and_read`
+(None when its worker was killed), for the bench."""
 
 
 def decode_upload(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str = "upload",
@@ -377,23 +442,45 @@ def decode_upload(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str
     At most `DECODE_WORKERS` run at once per process; further callers wait. Safe to call from any
     thread of a threaded server, and from each process of a pre-forking one.
     """
+    return cast(LoadedImage, _in_worker(data, None, long_side, where, memory_bytes, cpu_seconds))
+
+
+def decode_and_read(data: bytes, reader: ReaderSpec, long_side: int = WORKING_LONG_SIDE_PX,
+                    where: str = "upload", memory_bytes: int = DECODE_MEMORY_BYTES,
+                    cpu_seconds: int = DECODE_CPU_SECONDS) -> tuple[LoadedImage, Any]:
+    """`decode_bytes`, then ``reader`` on the decoded pixels, in one worker process limited to
+    ``memory_bytes`` more address space and ``cpu_seconds`` of CPU for both; the decoded image
+    and the reader's answer (about the working-size pixels). ImageError if the file is refused
+    or the worker is stopped by its limits; RuntimeError if the reader cannot be loaded or fails
+    other than by running out of memory (a bug, not a bad photo).
+
+    ``reader`` is a picklable function or its import path; the first call in a process has the
+    worker's forkserver preload the reader's module. Concurrency as `decode_upload`.
+    """
+    answer = _in_worker(data, reader, long_side, where, memory_bytes, cpu_seconds)
+    return cast(tuple[LoadedImage, Any], answer)
+
+
+def _in_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: str, memory_bytes: int,
+               cpu_seconds: int) -> Any:
     if not data:
         raise ImageError(f"empty file: {where!r} has no bytes")
     last_cost.value = None
     with _slots:
-        context = _worker_context()
-        reader, writer = context.Pipe(duplex=False)
+        context = _worker_context(_module_of(reader))
+        reader_end, writer = context.Pipe(duplex=False)
         worker = context.Process(  # type: ignore[attr-defined]
-            target=_decode_in_worker, args=(writer, data, long_side, where, memory_bytes, cpu_seconds),
-            name="muggins-decode", daemon=True)
+            target=_work_in_worker,
+            args=(writer, data, long_side, where, memory_bytes, cpu_seconds, reader),
+            name="muggins-photo", daemon=True)
         try:
             worker.start()
             writer.close()
-            answer = reader.recv() if reader.poll(DECODE_WALL_SECONDS) else None
+            answer = reader_end.recv() if reader_end.poll(DECODE_WALL_SECONDS) else None
         except EOFError:  # the worker died before answering: killed by a limit, or crashed
             answer = None
         finally:
-            reader.close()
+            reader_end.close()
             writer.close()
             if worker.pid is not None:  # started (a failed start leaves nothing to stop)
                 if worker.is_alive():
@@ -402,9 +489,11 @@ def decode_upload(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str
                 worker.close()
     if answer is None:
         raise ImageError(f"{TOO_COMPLEX}: {where!r} needs more than {memory_bytes // 2**20} MiB or "
-                         f"{cpu_seconds} s of CPU to decode")
+                         f"{cpu_seconds} s of CPU to {'decode' if reader is None else 'read'}")
     kind, payload, cost = answer
     last_cost.value = cost
+    if kind == "failed":
+        raise RuntimeError(payload)
     if kind != "ok":
         raise ImageError(payload)
-    return cast(LoadedImage, payload)
+    return payload

@@ -6,7 +6,8 @@ a body over ``web.limits.JSON_BODY_MAX_BYTES``, 403 for a write through a viewer
 unknown match and 409 for a stale append, which also carries the fresh state. The blueprint is
 exempt from CSRF: it takes no cookies' word for anything, only JSON bodies, which a cross-site form
 cannot send. ``POST /api/recognise`` takes a multipart photo instead and answers with the
-recogniser's own JSON (as ``python -m vision PHOTO --json``).
+recogniser's own JSON (as ``python -m vision PHOTO --json``); both photo routes decode and read
+the upload in a limited worker process (`decode_and_read_upload`).
 """
 
 from __future__ import annotations
@@ -23,18 +24,22 @@ from scorer.match import Match, new_settings_json
 from scorer.pegging import score_pegging
 from scorer.show import score_show
 from store import KeyReused, StaleAppend
-from vision import ImageError, Recognition, recognise
-from vision.io import decode_upload
+from vision import ImageError, Recognition
+from vision.io import LoadedImage, ReaderSpec, decode_and_read
 from web.errors import json_error
 from web.forms import whole_number
 from web.matches import current, load, public_url, require_writer, resolve, store_event
 from web.storage import get_store
 
-__all__ = ["bp", "read_upload"]
+__all__ = ["PHOTO_READER", "bp", "decode_and_read_upload", "read_upload"]
 
 MAX_JSON_DEPTH = 16
 """Deepest nesting of arrays and objects in a body: real ones nest four levels at most, and the
 engine copies events recursively, so a body nested near Python's stack limit must stop here."""
+
+PHOTO_READER = "web.reader:read_cards"
+"""The default ``MUGGINS_PHOTO_READER``: the import path of the function a photo worker runs on the
+decoded pixels (named, not imported, so the server process never loads the recogniser's model)."""
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -202,11 +207,21 @@ def append_event(token: str) -> Response:
     return resp
 
 
+def decode_and_read_upload(data: bytes, where: str = "upload") -> tuple[LoadedImage, Recognition]:
+    """An uploaded photo decoded at working size and read, both in one limited worker process
+    (``vision.io.decode_and_read``) by the app's ``MUGGINS_PHOTO_READER``; the reading's corners
+    are in the working-size pixels. ImageError if the photo is refused or too costly to read."""
+    reader: ReaderSpec = current_app.config.get("MUGGINS_PHOTO_READER", PHOTO_READER)
+    loaded, result = decode_and_read(data, reader, where=where)
+    if not isinstance(result, Recognition):
+        raise RuntimeError(f"the photo reader {reader!r} answered {type(result).__name__}, not a Recognition")
+    return loaded, result
+
+
 def read_upload(data: bytes) -> Recognition:
-    """The recogniser's reading of an uploaded photo, decoded in a limited worker process; corners
-    in the photo's own pixels, as ``recognise`` gives them for the same bytes."""
-    loaded = decode_upload(data)
-    result = recognise(loaded.pixels)
+    """The recogniser's reading of an uploaded photo, decoded and read in a limited worker process;
+    corners in the photo's own pixels, as ``recognise`` gives them for the same bytes."""
+    loaded, result = decode_and_read_upload(data)
     if loaded.scale == 1.0:
         return result
     cards = [replace(d, corners=[(x * loaded.scale, y * loaded.scale) for x, y in d.corners])

@@ -8,10 +8,11 @@ each chip, preset to the card lying apart. Finishing redirects to the typed flow
 (``/hand/<4 cards>/<starter>``, ``/discard?cards=...``, ``/m/<token>?cards=...``), so the count is
 exactly the typed one.
 
-The server keeps no photo. The upload is decoded once, at the recogniser's working size, in a
-decoder worker process with memory and CPU limits (``vision.io.decode_upload``: a file that
-declares a huge image or costs minutes to decode stops the worker, not the server), and that one
-array is both read and shrunk into the JPEG sent back inline as a ``data:`` URL. Corrections
+The server keeps no photo. The upload is decoded once, at the recogniser's working size, and read
+from that array, both in one worker process with memory and CPU limits
+(``web.api.decode_and_read_upload``: a file that declares a huge image, costs minutes to decode or
+is too busy to read stops the worker, not the server); the server shrinks the decoded array into
+the JPEG sent back inline as a ``data:`` URL. Corrections
 (``POST /photo/cards``) carry the outlines and chips in hidden fields; htmx swaps only the panel and
 keeps the photo on screen (``hx-preserve``); without JavaScript the outlines are drawn on a plain
 background instead.
@@ -39,9 +40,9 @@ from werkzeug.wrappers import Response
 from scorer.cards import Card
 from scorer.discard import HELD
 from scorer.errors import CardError
-from vision import ImageError, recognise
-from vision.io import decode_upload
+from vision import ImageError
 from vision.recognise import UNSURE_BELOW
+from web.api import decode_and_read_upload
 from web.count import SHOW_CARDS
 from web.discard import DiscardView
 from web.forms import sentence, whole_number
@@ -523,10 +524,10 @@ def _display_name(filename: str | None) -> str:
 
 
 def read_photo(data: bytes, target: Target, filename: str | None = None) -> PhotoView:
-    """Decode the photo once, read its cards, and shrink it for display; ImageError if unreadable."""
-    loaded = decode_upload(data, where=_display_name(filename))
-    pixels = loaded.pixels
-    result = recognise(pixels)  # the working-size array itself: no second decode, corners in its pixels
+    """Decode the photo once and read its cards (in a limited worker), and shrink it for display;
+    ImageError if unreadable."""
+    loaded, result = decode_and_read_upload(data, where=_display_name(filename))
+    pixels = loaded.pixels  # the array the worker read: corners are in its pixels
     height, width = pixels.shape[:2]
     factor = min(1.0, DISPLAY_LONG_SIDE_PX / max(width, height))
     size = (max(1, round(width * factor)), max(1, round(height * factor)))

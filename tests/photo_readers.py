@@ -1,0 +1,36 @@
+"""Photo readers for the tests: a generated photo read exactly as its truth says, and a greedy one.
+
+The web app runs its photo reader (the app setting ``MUGGINS_PHOTO_READER``) in a limited worker
+process, so a test that wants the pages' behaviour independent of the recogniser's model gives
+the app ``functools.partial(read_as, cards, quads, width)``: picklable, imported by the worker from
+this module (tests/ is on the path the worker inherits).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision import Detection, Recognition
+
+__all__ = ["GREEDY_BYTES", "read_as", "read_greedily"]
+
+GREEDY_BYTES = 2**30
+"""What `read_greedily` asks for: far past a photo worker's memory limit."""
+
+
+def read_as(cards: Sequence[str], quads: Sequence[Sequence[tuple[float, float]]], width: int,
+            pixels: NDArray[np.uint8]) -> Recognition:
+    """Every card of the truth, sure of each, its corners shrunk to the working size it is given
+    (``width``: the photo's own width in pixels)."""
+    scale = pixels.shape[1] / width
+    return Recognition(cards=[Detection(code, 0.99, [(x * scale, y * scale) for x, y in quad])
+                              for code, quad in zip(cards, quads, strict=True)])
+
+
+def read_greedily(pixels: NDArray[np.uint8]) -> Recognition:
+    """A reader that needs `GREEDY_BYTES` of memory for any photo (filled, so it is really used)."""
+    hoard = np.ones(GREEDY_BYTES, dtype=np.uint8)
+    return Recognition(warnings=[f"held {int(hoard.sum())} bytes"])

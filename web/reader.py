@@ -1,0 +1,30 @@
+"""The photo reader the web app runs in its photo workers: the recogniser, its model loaded once.
+
+``vision.io.decode_and_read`` runs the reader named by the app setting ``MUGGINS_PHOTO_READER``
+(default ``"web.reader:read_cards"``) in a limited worker process, after the decode. The worker's
+forkserver imports this module once, so the model is loaded there (about 0.13 s of CPU and a few
+MiB) and every worker forked from it starts with it; the server process itself never imports
+this module, so it never holds the model.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.classify import default_model
+from vision.recognise import Recognition, recognise
+
+__all__ = ["read_cards"]
+
+# One thread, before the model's test run: OpenCV would otherwise start its thread pool in the
+# forkserver, and a worker forked from it would hang on the pool's locks at its first parallel loop
+# (a 12 MP photo did, 30 s until killed). The workers run single-threaded anyway.
+cv2.setNumThreads(1)
+default_model()  # cached for the process: at import in the forkserver, so every worker has it
+
+
+def read_cards(pixels: NDArray[np.uint8]) -> Recognition:
+    """The recogniser's reading of a decoded working-size photo, corners in its pixels."""
+    return recognise(pixels)
