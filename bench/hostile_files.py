@@ -2,7 +2,8 @@
 
 Shared by ``bench/bench_hostile.py`` and ``tests/test_hostile_serving.py``. Each maker returns the
 file's bytes; none of them needs more than a few megabytes of memory to build, except the WebP
-and HEIC encoders, which take the whole image (Pillow and libheif encode from pixels).
+and HEIC encoders and the noise photos, which take the whole image (Pillow and libheif encode
+from pixels). The noise photos are cheap to decode and costly to read: every pixel is an edge.
 """
 
 from __future__ import annotations
@@ -137,6 +138,37 @@ def jpeg_bad_exif() -> bytes:
     return plain[:2] + app1 + plain[2:]
 
 
+NOISE_SEED = 1943
+"""Seed of the random noise photos: the same bytes every run."""
+
+
+def noise_png(size: tuple[int, int] = BOMB_SIZE) -> bytes:
+    """A 40 MP PNG of random black and white pixels (1 bit each: 5 MB, under the upload limit).
+
+    Decoding it is cheap, but its working-size image is all edges: reading it in-process took
+    the server 6.7 s of CPU and 241 MiB more memory."""
+    import numpy as np
+    from PIL import Image
+
+    width, height = size
+    bits = np.random.default_rng(NOISE_SEED).integers(0, 2, (height, width), dtype=np.uint8).astype(bool)
+    out = io.BytesIO()
+    Image.fromarray(bits).save(out, format="PNG")
+    return out.getvalue()
+
+
+def noise_jpeg(size: tuple[int, int] = (4000, 3000)) -> bytes:
+    """A 12 MP JPEG of random colour noise (quality 75: about 7 MB, under the upload limit)."""
+    import numpy as np
+    from PIL import Image
+
+    width, height = size
+    pixels = np.random.default_rng(NOISE_SEED).integers(0, 256, (height, width, 3), dtype=np.uint8)
+    out = io.BytesIO()
+    Image.fromarray(pixels).save(out, format="JPEG", quality=75)
+    return out.getvalue()
+
+
 def photo_12mp() -> bytes:
     """A normal 12 MP camera-sized JPEG (4000 × 3000, quality 90): a generated show of five cards."""
     import cv2
@@ -159,6 +191,8 @@ HOSTILE: dict[str, Callable[[], bytes]] = {
     "progressive JPEG scan bomb": jpeg_scan_bomb,
     "PNG tRNS longer than palette": png_trns_longer_than_palette,
     "JPEG with malformed EXIF": jpeg_bad_exif,
+    "random noise 40 MP PNG": noise_png,
+    "random noise 12 MP JPEG": noise_jpeg,
     "12 MP JPEG photo (reference)": photo_12mp,
 }
 """Every hostile upload the bench and the tests send, by name."""
