@@ -73,6 +73,9 @@ RETRY_DEADLINE_S = 30.0
 RETRY_FIRST_PAUSE_S = 0.05
 RETRY_MAX_PAUSE_S = 1.0
 """Backoff between retries of an append: doubling from the first pause up to the longest."""
+KILL_LOAD_GRACE_S = 60.0
+"""Longest a kill run's load may go on past its duration while waiting for enough acknowledged
+appends before the kill and after the restart."""
 DRAIN_TIMEOUT_S = 40.0
 """Longest wait, after the schedule ends, for requests in flight (and their retries)."""
 ERROR_PAUSE_S = 1.0
@@ -346,16 +349,22 @@ class Generator:
             heapq.heappush(self._heap, _Task(due, self._order, action, kind))
             self._cv.notify()
 
-    def run(self, seconds: float, measure_after: float) -> None:
-        """Work through the schedule for ``seconds``, measuring after ``measure_after``; then drain."""
+    def run(self, seconds: float, measure_after: float, until: Callable[[], bool] | None = None,
+            longest: float = 0.0) -> None:
+        """Work through the schedule for ``seconds``, measuring after ``measure_after``; then drain.
+
+        With ``until``, go on after ``seconds`` until it is true, for ``longest`` seconds in all at most.
+        """
         start = time.monotonic()
-        self.end = start + seconds
+        self.end = start + max(seconds, longest if until is not None else 0.0)
         threads = [threading.Thread(target=self._worker, daemon=True) for _ in range(self.connections)]
         for t in threads:
             t.start()
         time.sleep(max(0.0, measure_after))
         self.measuring = True
-        time.sleep(max(0.0, self.end - time.monotonic()))
+        time.sleep(max(0.0, start + seconds - time.monotonic()))
+        while until is not None and not until() and time.monotonic() < self.end:
+            time.sleep(0.05)
         with self._cv:
             self._closing = True
             self._cv.notify_all()
@@ -609,13 +618,29 @@ class Result:
         return None if self.kill_window is None else self.kill_window[1] - self.kill_window[0]
 
 
-def run_load(server: Server, options: Options, kill_at: float | None = None) -> Result:
-    """Start ``server``, drive it, optionally kill -9 and restart it at ``kill_at`` s, audit, stop."""
+def run_load(server: Server, options: Options, kill_at: float | None = None, acks_before_kill: int = 0,
+             acks_after_restart: int = 0) -> Result:
+    """Start ``server``, drive it, optionally kill -9 and restart it at ``kill_at`` s, audit, stop.
+
+    The kill waits, past ``kill_at``, until the clients hold ``acks_before_kill`` acknowledged
+    appends; and the load goes on past its duration (up to `KILL_LOAD_GRACE_S` more) until the
+    restarted server has acknowledged ``acks_after_restart``: a slow start on a busy machine then
+    costs time, never the load a test judges the restart by.
+    """
     rng = random.Random(options.seed)
-    script_length = int((options.duration + options.warmup) / (options.period * (1 - JITTER))) + 10
+    longest = options.duration + options.warmup + (KILL_LOAD_GRACE_S if kill_at is not None else 0.0)
+    script_length = int(longest / (options.period * (1 - JITTER))) + 10
     server.start()
     window: list[float] = []
     killer: threading.Thread | None = None
+    tables: list[Table] = []
+
+    def acks(after: float = 0.0) -> int:
+        return sum(1 for table in tables for t in list(table.acked_at) if t > after)
+
+    def restarted_with_load() -> bool:
+        return len(window) == 2 and acks(window[1]) >= acks_after_restart
+
     try:
         tables = create_tables(server.port, options.tables, script_length, options.seed)
         gen = Generator(server.port, options.connections)
@@ -624,6 +649,9 @@ def run_load(server: Server, options: Options, kill_at: float | None = None) -> 
 
             def kill_and_restart() -> None:
                 time.sleep(kill_at)
+                deadline = time.monotonic() + KILL_LOAD_GRACE_S
+                while acks() < acks_before_kill and time.monotonic() < deadline:
+                    time.sleep(0.02)
                 window.append(time.monotonic())
                 server.kill()
                 server.start()
@@ -632,7 +660,8 @@ def run_load(server: Server, options: Options, kill_at: float | None = None) -> 
             killer = threading.Thread(target=kill_and_restart, daemon=True)
             killer.start()
         server_cpu, client_cpu = server.cpu_seconds(), time.process_time()
-        gen.run(options.warmup + options.duration, options.warmup)
+        gen.run(options.warmup + options.duration, options.warmup,
+                until=restarted_with_load if kill_at is not None else None, longest=longest)
         if killer is not None:
             killer.join(READY_TIMEOUT_S)
         peak = server.peak_memory_kib()
