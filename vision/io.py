@@ -26,6 +26,7 @@ import multiprocessing
 import os
 import re
 import resource
+import sys
 import threading
 import warnings
 from collections.abc import Callable
@@ -328,11 +329,38 @@ def _worker_context(preload: str | None = None) -> BaseContext:
     with _context_lock:
         if _context is None or _context_pid != os.getpid():
             context = multiprocessing.get_context("forkserver")
-            # '__main__' as well, so a worker does not import the server's main script again.
-            modules = ["__main__", "vision.io", *([preload] if preload else [])]
+            # '__main__' as well, so a worker does not import the server's main script again; and
+            # that script by its module name, which is what works (see _main_module_name).
+            main = _main_module_name()
+            modules = ["__main__", *([main] if main else []), "vision.io", *([preload] if preload else [])]
             context.set_forkserver_preload(modules)
             _context, _context_pid = context, os.getpid()
         return _context
+
+
+def _main_module_name() -> str | None:
+    """The name the script running as ``__main__`` can be imported by (``python app.py``: "app").
+
+    Every worker runs the main script again, from its path, before its task (multiprocessing's
+    way of giving it the parent's ``__main__``). The forkserver's preload of '__main__' was meant
+    to make that cheap, but CPython 3.11 hands it the path under a key it never reads, so each
+    worker imported everything app.py imports (Flask, the store, the web app): about 0.9 s of a
+    tiny photo's 1 s on the loaded machine. Preloaded by name, those imports are done once in the
+    forkserver, and a worker's run of the script costs only its own top-level lines. None for a
+    script outside sys.path or started with ``-m`` (which workers do not run again).
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if getattr(main, "__spec__", None) is not None or not isinstance(path, str) or not path.endswith(".py"):
+        return None
+    path = os.path.abspath(path)
+    for entry in sys.path:
+        base = os.path.abspath(entry or os.curdir)
+        if path.startswith(base + os.sep):
+            parts = os.path.relpath(path, base)[:-3].split(os.sep)
+            if all(part.isidentifier() for part in parts):
+                return ".".join(parts)
+    return None
 
 
 def _module_of(reader: ReaderSpec | None) -> str | None:
