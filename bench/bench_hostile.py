@@ -1,16 +1,20 @@
 """Hostile uploads, slow clients and huge bodies against the served app (``python app.py``, waitress).
 
-    .venv/bin/python bench/bench_hostile.py [--slow-clients 200]
+    .venv/bin/python bench/bench_hostile.py [--slow-clients 200] [--repeat 9]
 
 For each hostile upload of ``bench/hostile_files.py`` (made in code: 40 MP WebP, PNGs and HEIC,
-the progressive-JPEG scan bomb, two tiny malformed files, and a normal 12 MP photo):
+the progressive-JPEG scan bomb, two tiny malformed files, two photos of random noise, and a
+normal 12 MP photo):
 
 - **served**: ``POST /api/recognise`` to the server; its status, the server process's peak
   memory growth (VmHWM) and CPU seconds for the request, the wall time, and its resident memory
   afterwards against its idle memory (VmRSS);
-- **worker**: the same file through ``vision.io.decode_upload`` in this process, which reports
-  the decoder worker's own peak resident memory above its start and its CPU seconds (from the
-  worker's rusage), or that its limits stopped it.
+- **worker**: the same file through ``vision.io.decode_and_read`` with the app's reader in this
+  process, which reports the photo worker's own peak resident memory above its start and its CPU
+  seconds for the decode and the reading (from the worker's rusage), or that its limits stopped it.
+
+Then the normal 12 MP photo's latency over ``--repeat`` uploads (median and slowest), and the
+same through a tiny photo (the worker's start and round trip).
 
 Then the slow-client figure: ``--slow-clients`` connections each holding a half-sent 10 MiB
 upload, and the latency of a normal ``POST /api/score`` meanwhile; and a 300 MiB body to
@@ -26,6 +30,7 @@ import json
 import re
 import select
 import socket
+import statistics
 import sys
 import tempfile
 import time
@@ -37,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from bench import hostile_files  # noqa: E402
 from bench.bench_load import Server, free_port  # noqa: E402
 from vision import io as vision_io  # noqa: E402
+from web.api import PHOTO_READER  # noqa: E402
 
 MIB = 2**20
 BOUNDARY = "muggins-bench"
@@ -83,7 +89,7 @@ def uploads_table(server: Server, files: dict[str, bytes]) -> list[str]:
         used = server.cpu_seconds() - cpu
         after = (status_kib(pid, "VmRSS") - idle) / 1024
         with contextlib.suppress(vision_io.ImageError):
-            vision_io.decode_upload(blob)
+            vision_io.decode_and_read(blob, PHOTO_READER)
         cost = vision_io.last_cost.value
         worker = (f"{cost.memory_bytes / MIB:.0f} | {cost.cpu_seconds:.2f}" if cost is not None
                   else "stopped by its limits | –")
@@ -91,6 +97,21 @@ def uploads_table(server: Server, files: dict[str, bytes]) -> list[str]:
         said = parsed.get("error") or f"{len(parsed.get('cards', []))} cards read"
         rows.append(f"| {name} | {len(blob):,} | {status} | {grown:.1f} | {used:.2f} | {wall:.2f} "
                     f"| {after:+.1f} | {worker} | {said[:90]} |")
+    return rows
+
+
+def latency_rows(server: Server, files: dict[str, bytes], repeat: int) -> list[str]:
+    """The wall time of ``repeat`` uploads of a normal photo and of a tiny one, one at a time."""
+    rows = []
+    for name in ("12 MP JPEG photo (reference)", "JPEG with malformed EXIF"):
+        walls = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            status, _ = post_photo(server.port, files[name])
+            walls.append((time.perf_counter() - started) * 1000)
+            assert status == 200, (name, status)
+        rows.append(f"| {name} ×{repeat} | median {statistics.median(walls):.0f} ms, slowest "
+                    f"{max(walls):.0f} ms |")
     return rows
 
 
@@ -153,6 +174,7 @@ def huge_body(server: Server, chunked: bool) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--slow-clients", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=9, help="uploads of the photo whose latency is timed")
     args = parser.parse_args()
     files = {name: make() for name, make in hostile_files.HOSTILE.items()}
     with tempfile.TemporaryDirectory(prefix="muggins-hostile-") as folder_name:
@@ -162,6 +184,9 @@ def main() -> None:
         server.start()
         try:
             print("\n".join(uploads_table(server, files)))
+            print()
+            print("| photo, uploaded one at a time | wall time |\n| --- | --- |")
+            print("\n".join(latency_rows(server, files, args.repeat)))
             print()
             print("| hostile traffic | result |\n| --- | --- |")
             print(slow_clients(server, args.slow_clients))
