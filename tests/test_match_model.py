@@ -24,6 +24,7 @@ from scorer.match import (
     Muggins,
     NextGame,
     Peg,
+    SettingsChange,
     Show,
     Starter,
     Void,
@@ -53,6 +54,8 @@ VALID: list[tuple[Event, object]] = [
      Correction({}, points=-2, reason="pegged twice", side=1)),
     ({"type": "void", "seq": 3}, Void({}, seq=3)),
     ({"type": "next_game"}, NextGame({})),
+    ({"type": "settings", "players": ["Ann", "Bob"], "scores_only": True},
+     SettingsChange({}, players=["Ann", "Bob"], scores_only=True)),
 ]
 
 
@@ -92,10 +95,10 @@ def test_parse_event_copies_so_the_caller_cannot_change_it() -> None:
         ("starter JD", "an event must be an object with a type, not 'starter JD'"),
         ({"type": "shuffle"},
          "unknown event type 'shuffle' (one of cut, starter, peg, show, crib, muggins, correction, void, "
-         "next_game)"),
+         "next_game, settings)"),
         ({"card": "JD"},
          "unknown event type None (one of cut, starter, peg, show, crib, muggins, correction, void, "
-         "next_game)"),
+         "next_game, settings)"),
         ({"type": "show", "points": 4}, "a show event needs player"),
         ({"type": "muggins", "player": 0}, "a muggins event needs points, seq"),
         ({"type": "show", "player": 1, "points": 4, "cards": "x"},

@@ -50,7 +50,8 @@ as is; ``Settings.from_json`` reads it back)::
      "length": {"kind": "best_of", "games": 3},   # or {"kind": "points", "points": 7}
      "muggins": false,
      "first_dealer": 0,                  # a seat, or null to cut for the deal
-     "three_player_skunk": "runner-up"}  # three players only: or "each-loser"
+     "three_player_skunk": "runner-up",  # three players only: or "each-loser"
+     "scores_only": true}                # written only when true: no cards entered
 
 ``three_player_skunk`` (present exactly when there are three players; a stored match without
 it means ``"runner-up"``): the win is judged against the runner-up only, or against each loser
@@ -115,6 +116,11 @@ Cards are text (``"5H 5C 5S JD"``) or lists of tokens, in the notation of docs/R
     give without it. Refused when that log would be invalid (the message names the event that
     would break: undo that one first), for a void (enter the undone event again instead) and
     for an event already undone.
+``settings``: ``{"players": ["Ann", "Bob"]}`` names the seats anew (one name per seat, checked
+    as a new match's names are), ``{"scores_only": true}`` (or false) says whether the table
+    enters cards; either or both, in any phase (not listed in ``expected``), refused when it
+    changes nothing. ``match.settings`` is the settings as these events leave them; undoing one
+    takes the old names back. Nothing on the board moves.
 ``next_game``: ``{}`` starts the next game once one is won. The loser deals first (with three
     players the lowest score, with partners the loser's player next to the left of the
     previous game's first dealer; ties go to the first such player to that left).
@@ -208,6 +214,7 @@ from scorer.match.events import (
     Muggins,
     NextGame,
     Peg,
+    SettingsChange,
     Show,
     Starter,
     Void,
@@ -236,5 +243,5 @@ __all__ = [
     "EVENT_TYPES", "MAX_NAME_LENGTH", "MAX_BEST_OF", "MAX_MATCH_POINTS", "MAX_SHOW_POINTS",
     "IMPOSSIBLE_SHOW_POINTS", "MAX_PLAY_POINTS", "MAX_REASON_LENGTH", "HAND_SIZE", "SEAT_LETTERS",
     "Event", "ABSENT", "Cut", "Starter", "Peg", "Show", "Crib", "Muggins", "Correction", "Void", "NextGame",
-    "parse_event",
+    "SettingsChange", "parse_event",
 ]

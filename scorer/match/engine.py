@@ -28,6 +28,7 @@ from scorer.match.events import (
     Muggins,
     NextGame,
     Peg,
+    SettingsChange,
     Show,
     Starter,
     Void,
@@ -37,7 +38,7 @@ from scorer.match.events import (
     seq_ref,
 )
 from scorer.match.records import Entry, FinishedGame, MatchState, Miss, Phase
-from scorer.match.settings import LengthKind, Settings
+from scorer.match.settings import LengthKind, Settings, check_new_names
 from scorer.match.state import CRIB, STARTER, EngineState, HandState, Owner, copy_whole
 from scorer.match.turns import check_turns
 from scorer.pegging import PegEvent, parse_plays, score_pegging
@@ -80,10 +81,15 @@ class Engine:
     match as it was even though handlers change the state as they go.
     """
 
-    __slots__ = ("s", "n", "st", "t", "strict")
+    __slots__ = ("s", "base", "n", "st", "t", "strict")
 
-    def __init__(self, settings: Settings, state: EngineState | None = None) -> None:
+    def __init__(
+        self, settings: Settings, state: EngineState | None = None, base: Settings | None = None
+    ) -> None:
+        # ``s`` is the settings as ``settings`` events left them (names, scores only), ``base`` the
+        # ones the match was created with, which an undo replays the log from.
         self.s = settings
+        self.base = settings if base is None else base
         self.n = len(settings.players)
         sides = len(settings.sides)
         self.t = Tally.zero(self.n, sides)
@@ -109,7 +115,7 @@ class Engine:
 
     def copy(self) -> Engine:
         """An engine with a whole copy of this one's state: applying to it leaves this one as it is."""
-        return Engine(self.s, copy_whole(self.st))
+        return Engine(self.s, copy_whole(self.st), self.base)
 
     # -- names ----------------------------------------------------------------------------
 
@@ -161,6 +167,8 @@ class Engine:
                 return self._on_void(seq, event)
             case NextGame():
                 return self._on_next_game(seq, event)
+            case SettingsChange():
+                return self._on_settings(seq, event)
             case _:
                 assert_never(event)
 
@@ -697,6 +705,30 @@ class Engine:
         self._deal(1, dealer, dealer)
         return self._entry(seq, event, f"game {self.st.game}: {self.name(dealer)} deals first")
 
+    def _on_settings(self, seq: int, event: SettingsChange) -> Entry:
+        """New names for the seats, or scores only on or off: nothing on the board moves."""
+        if not given(event.players) and not given(event.scores_only):
+            raise MatchError("a settings event needs players or scores_only")
+        data = self.s.to_json()
+        if given(event.players):
+            players = event.players
+            if not isinstance(players, list) or len(players) != self.n:
+                raise MatchError(f"players must be a list of {self.n} names, one per seat, not {players!r}")
+            check_new_names(players)  # a rename gives new names: judged as a new match's are
+            data["players"] = players
+        if given(event.scores_only):
+            data["scores_only"] = event.scores_only
+        # Settings.from_json words any bad name or value as a new match's settings are worded.
+        new = Settings.from_json(data)
+        if new == self.s:
+            raise MatchError("nothing to change: the settings are already so")
+        changes = [f"{old} is now {name}" for old, name in zip(self.s.players, new.players, strict=True)
+                   if old != name]
+        if new.scores_only != self.s.scores_only:
+            changes.append("scores only, no cards" if new.scores_only else "cards entered again")
+        self.s = new
+        return self._entry(seq, event, "settings: " + "; ".join(changes))
+
     def _next_first_dealer(self, result: GameResult) -> int:
         """Who deals first in the game after the one ``result`` ended."""
         previous = self._dealt().first_dealer
@@ -717,7 +749,7 @@ class Engine:
         if old.voided:
             raise MatchError(f"#{target} was already undone by #{old.voided_by}")
         voided = {**self.st.voided, target: seq}
-        fresh = Engine(self.s)
+        fresh = Engine(self.base)
         for k, (logged, entry) in enumerate(zip(self.st.log, self.st.entries, strict=True), 1):
             if isinstance(logged, Void) or k in voided:
                 fresh.st.log.append(logged)
@@ -735,6 +767,7 @@ class Engine:
         fresh.st.voided = voided
         # The state becomes the replay's; this event's own tally stays empty: an undo pegs nothing.
         self.st = fresh.st
+        self.s = fresh.s  # an undone rename takes the names back
         text = f"undo #{target}: {old.text}" + (f" ({reason})" if reason else "")
         return self._entry(seq, event, text)
 

@@ -32,7 +32,7 @@ from scorer.rules import as_whole
 
 __all__ = [
     "ABSENT", "Absent", "Event", "Cut", "Starter", "Peg", "Show", "Crib", "Muggins", "Correction", "Void",
-    "NextGame", "EVENT_TYPES", "parse_event", "MAX_PLAY_POINTS", "MAX_REASON_LENGTH",
+    "NextGame", "SettingsChange", "EVENT_TYPES", "parse_event", "MAX_PLAY_POINTS", "MAX_REASON_LENGTH",
 ]
 
 MAX_PLAY_POINTS = 60
@@ -160,10 +160,22 @@ class NextGame(_Event):
     TYPE: ClassVar[str] = "next_game"
 
 
-Event = Cut | Starter | Peg | Show | Crib | Muggins | Correction | Void | NextGame
+@dataclass(frozen=True, slots=True)
+class SettingsChange(_Event):
+    """``{"players": ["Ann", "Bob"]}`` names the seats anew, ``{"scores_only": true}`` says the
+    table enters scores without cards from now on: either or both, at any time."""
+
+    TYPE: ClassVar[str] = "settings"
+    players: object = ABSENT
+    scores_only: object = ABSENT
+
+
+Event = Cut | Starter | Peg | Show | Crib | Muggins | Correction | Void | NextGame | SettingsChange
 """Any event."""
 
-_CLASSES: tuple[type[Event], ...] = (Cut, Starter, Peg, Show, Crib, Muggins, Correction, Void, NextGame)
+_CLASSES: tuple[type[Event], ...] = (
+    Cut, Starter, Peg, Show, Crib, Muggins, Correction, Void, NextGame, SettingsChange,
+)
 
 EVENT_TYPES = tuple(cls.TYPE for cls in _CLASSES)
 """Every event type, in the order they appear in a hand's life."""
@@ -181,6 +193,7 @@ _KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "correction": (frozenset({"points", "reason"}), frozenset({"player", "side"})),
     "void": (frozenset({"seq"}), frozenset({"reason"})),
     "next_game": (frozenset(), frozenset()),
+    "settings": (frozenset(), frozenset({"players", "scores_only"})),
 }
 
 _FIELD_NAMES = {"from": "from_"}

@@ -20,16 +20,15 @@ class Match:
     Raise ``MatchError`` naming the first event (by sequence number) that cannot be applied.
     """
 
-    __slots__ = ("settings", "_engine")
+    __slots__ = ("_engine",)
 
-    settings: Settings
     _engine: Engine
 
     def __init__(
         self, settings: Settings | Mapping[str, object], events: Iterable[Mapping[str, object]] = ()
     ) -> None:
-        self.settings = settings if isinstance(settings, Settings) else Settings.from_json(settings)
-        self._engine = Engine(self.settings)
+        base = settings if isinstance(settings, Settings) else Settings.from_json(settings)
+        self._engine = Engine(base)
         self._engine.strict = False  # a stored log: its scores were acknowledged (Engine.strict)
         for seq, event in enumerate(events, 1):
             try:
@@ -51,13 +50,18 @@ class Match:
         engine = self._engine.copy()
         engine.apply(parse_event(event))
         twin = Match.__new__(Match)
-        twin.settings = self.settings
         twin._engine = engine
         return twin
 
     def check(self, event: Mapping[str, object]) -> None:
         """Raise ``MatchError`` if ``event`` cannot be appended now; change nothing."""
         self.apply(event)
+
+    @property
+    def settings(self) -> Settings:
+        """The settings as the log leaves them: a ``settings`` event renames seats or turns scores
+        only on or off; the rest stays as the match was created."""
+        return self._engine.s
 
     @property
     def events(self) -> tuple[Mapping[str, object], ...]:

@@ -105,6 +105,8 @@ class Settings:
     first_dealer: int | None
     three_player_skunk: ThreePlayerSkunk = ThreePlayerSkunk.RUNNER_UP
     """With three players, whether only the runner-up or each loser is judged for a skunk."""
+    scores_only: bool = False
+    """The table enters scores as numbers, never cards: screens ask for no starter."""
 
     @property
     def partnerships(self) -> bool:
@@ -133,7 +135,7 @@ class Settings:
             raise MatchError(f"settings must be an object, not {data!r}")
         known = {
             "players", "partnerships", "target", "preset", "custom", "length", "muggins", "first_dealer",
-            "three_player_skunk",
+            "three_player_skunk", "scores_only",
         }
         unknown = sorted(set(data) - known)
         if unknown:
@@ -181,7 +183,10 @@ class Settings:
         first = data.get("first_dealer")
         first_dealer = None if first is None else as_whole(first, "first_dealer", 0, len(players) - 1)
         judging = _read_skunk_judging(data, players)
-        return cls(tuple(players), target, rules, length, muggins, first_dealer, judging)
+        scores_only = data.get("scores_only", False)
+        if not isinstance(scores_only, bool):
+            raise MatchError(f"scores_only must be true or false, not {scores_only!r}")
+        return cls(tuple(players), target, rules, length, muggins, first_dealer, judging, scores_only)
 
     def to_json(self) -> dict[str, object]:
         """The normalised settings dict (what ``new_match_settings`` returns)."""
@@ -197,7 +202,7 @@ class Settings:
             # before the setting existed (runner-up judged) reads back byte for byte as it was.
             {"three_player_skunk": self.three_player_skunk.value}
             if self.three_player_skunk is not ThreePlayerSkunk.RUNNER_UP else {}
-        )
+        ) | ({"scores_only": True} if self.scores_only else {})
 
 
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -257,6 +262,7 @@ def new_match_settings(
     first_dealer: int | None = None,
     partnerships: bool | None = None,
     three_player_skunk: str | None = None,
+    scores_only: bool = False,
 ) -> dict[str, object]:
     """Validated, normalised settings for a new match (see the module docstring).
 
@@ -275,4 +281,6 @@ def new_match_settings(
         data["partnerships"] = partnerships
     if three_player_skunk is not None:
         data["three_player_skunk"] = three_player_skunk
+    if scores_only:
+        data["scores_only"] = scores_only
     return new_settings_json(data)

@@ -77,6 +77,8 @@ def prompt(s: Settings, st: EngineState) -> str:
     assert hand is not None  # dealt once the cut is over
     where = f"game {st.game}, hand {hand.number}: "
     if st.phase is Phase.STARTER:
+        if s.scores_only:
+            return where + f"{name[hand.dealer]} deals; the play, {name[hand.order[0]]} leads"
         return where + f"{name[hand.dealer]} deals; turn the starter"
     if st.phase is Phase.PLAY:
         if hand.plays:
