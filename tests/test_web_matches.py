@@ -9,6 +9,7 @@ Ann), Bob 5, Ann 5 (a pair, 2 for Ann).
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 
 import pytest
 from flask import Flask
@@ -286,3 +287,60 @@ def test_three_players_have_three_lanes(client: FlaskClient) -> None:
     body = client.get(f"/m/{token}").get_data(as_text=True)
     assert body.count('class="board-lane') == 3
     assert 'id="score-2"' in body
+
+
+class _Forms(HTMLParser):
+    """Every form of a page: its action, hidden fields and submit buttons (name, value, label)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[dict[str, object]] = []
+        self._button: dict[str, str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "form":
+            self.forms.append({"action": a.get("action", ""), "hidden": {}, "buttons": []})
+        elif tag == "input" and a.get("type") == "hidden" and self.forms:
+            self.forms[-1]["hidden"][a["name"]] = a.get("value", "")  # type: ignore[index]
+        elif tag == "button" and self.forms:
+            self._button = {"name": a.get("name", ""), "value": a.get("value", ""),
+                            "label": a.get("aria-label", ""), "text": ""}
+            self.forms[-1]["buttons"].append(self._button)  # type: ignore[attr-defined]
+
+    def handle_data(self, data: str) -> None:
+        if self._button is not None:
+            self._button["text"] += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "button":
+            self._button = None
+
+
+def tap(client: FlaskClient, url: str, label: str) -> TestResponse:
+    """Tap the one button of the page at ``url`` whose label (or text) is ``label``: its form's
+    hidden fields and the button's own name and value are posted, as a browser does."""
+    parser = _Forms()
+    parser.feed(client.get(url).get_data(as_text=True))
+    found = [(form, button) for form in parser.forms for button in form["buttons"]  # type: ignore[attr-defined]
+             if label in (button["label"], " ".join(button["text"].split()))]
+    assert len(found) == 1, f"{len(found)} buttons named {label!r}"
+    form, button = found[0]
+    fields = {**form["hidden"], **({button["name"]: button["value"]} if button["name"] else {})}  # type: ignore[dict-item]
+    return client.post(str(form["action"]), data=fields)
+
+
+def test_each_player_pegs_from_their_own_card(client: FlaskClient) -> None:
+    token = create(client)
+    send(client, token, "starter", op="skip")  # the play, Bob leads
+    # Ann's +12 twice: the second stays hers (the old shared form moved to the next player).
+    assert tap(client, f"/m/{token}", "Peg 12 for Ann").status_code == 303
+    assert tap(client, f"/m/{token}", "Peg 12 for Ann").status_code == 303
+    assert scores(client, token) == (24, 0)
+    assert tap(client, f"/m/{token}", "Peg 2 for Bob").status_code == 303
+    assert scores(client, token) == (24, 2)
+    body = client.get(f"/m/{token}").get_data(as_text=True)
+    for seat, name in enumerate(("Ann", "Bob")):
+        card = re.search(rf'id="peg-card-{seat}".*?(?=id="peg-card-|\Z)', body, flags=re.S)
+        assert card and f'name="player" value="{seat}"' in card.group(0)
+        assert all(f'aria-label="Peg {n} for {name}"' in card.group(0) for n in (1, 2, 3, 4, 6, 12))

@@ -108,15 +108,12 @@ def test_a_short_match_on_two_phones_ends_in_a_skunk(
     # Hand 1: no cards entered. Bob pegs 10 in the play, then the shows by number.
     scorer.get_by_role("button", name="Not entering cards").tap()
     expect(scorer.locator("#prompt")).to_have_text("Game 1, hand 1: the play, Bob leads")
-    open_details(scorer, "#actions details:has(input[name=form][value=peg])")
-    scorer.tap("label[for=pegger-1]")
-    scorer.get_by_role("button", name="+10").tap()
+    open_details(scorer, "#peg-card-1 details.more-pad")
+    scorer.get_by_role("button", name="Peg 10 for Bob").tap()
     scores("0", "10")
 
     # A slip (6 more for Bob), undone after the confirm step: every phone sees it go.
-    open_details(scorer, "#actions details:has(input[name=form][value=peg])")
-    scorer.tap("label[for=pegger-1]")
-    scorer.get_by_role("button", name="+6").tap()
+    scorer.get_by_role("button", name="Peg 6 for Bob").tap()
     scores("0", "16")
     scorer.get_by_role("link", name=re.compile(r"Undo #3")).tap()
     expect(scorer.locator("#confirm-title")).to_have_text("Undo #3?")
