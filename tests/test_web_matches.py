@@ -355,3 +355,51 @@ def test_one_tap_starts_a_match(web_app: Flask, client: FlaskClient, label: str,
     assert text_of(page, "prompt") == f"Game 1, hand 1: {dealer} deals; turn the starter"
     assert "a single game · to 121" in page_text(page)
     assert count_rows(web_app, "matches") == 1
+
+
+class _Ids(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.ids += [v for k, v in attrs if k == "id" and v is not None]
+
+
+def duplicate_ids(resp: TestResponse) -> list[str]:
+    parser = _Ids()
+    parser.feed(resp.get_data(as_text=True))
+    return sorted({i for i in parser.ids if parser.ids.count(i) > 1})
+
+
+def test_no_match_page_repeats_an_element_id(client: FlaskClient) -> None:
+    """Labels, error messages and tests find elements by id: each id once per page, in every phase."""
+    seen: dict[str, list[str]] = {}
+
+    def check(url: str, what: str) -> None:
+        resp = client.get(url)
+        assert resp.status_code == 200, what
+        seen[what] = duplicate_ids(resp)
+
+    check("/matches", "matches")
+    cut = create(client, first_dealer="cut", name3="Cat", muggins="on")
+    check(f"/m/{cut}", "cut")
+    token = create(client, target="61", muggins="on")
+    check(f"/m/{token}", "starter")
+    send(client, token, "starter", tap="5D")
+    send(client, token, "play", who="1", tap="5H")
+    check(f"/m/{token}", "play")  # the play, with the count waiting below
+    check(f"/m/{token}?cards=5H-5C", "play with a draft")
+    for label in "A:TS B:5C A:5S B:4D A:KS B:6D A:QS".split():
+        send(client, token, "play", who=str("AB".index(label[0])), tap=label[2:])
+    send(client, token, "show", cards="5H 5C 4D 6D", claimed="20", op="score")
+    check(f"/m/{token}", "show, muggins open")
+    send(client, token, "show", points="8")
+    check(f"/m/{token}", "crib")
+    send(client, token, "crib", points="29")
+    send(client, token, "starter", op="skip")
+    send(client, token, "peg", player="0", points="30")  # Ann reaches 61: game and match over
+    assert text_of(client.get(f"/m/{token}"), "summary-title")
+    for page in ("", "/history", "/stats", "/undo/2"):
+        check(f"/m/{token}{page}", f"match over{page}")
+    assert seen == {what: [] for what in seen}
