@@ -48,8 +48,8 @@ def test_game_points_by_each_loser_and_by_the_runner_up(
     assert result is not None and judged.state.phase is Phase.MATCH_OVER
     assert (result.game_points, result.skunk, result.loser_score) == (each, kind, bob)
     assert judged.state.game_points == (each, 0, 0)
-    assert judged.state.prompt == "Ann won the match 1–0 in games"
-    assert judged.history[-1].text.endswith(f"game over: {words}; Ann won the match 1–0 in games")
+    assert judged.state.prompt == "Ann won the match"  # a single game: no "1–0" hiding a player
+    assert judged.history[-1].text.endswith(f"game over: {words}; Ann won the match")
     assert result.to_json()["each_loser"] == [
         {"side": 1, "loser_score": bob, "skunk": judge_kind(bob).value, "skunk_label": judge_kind(bob).label},
         {"side": 2, "loser_score": cat, "skunk": judge_kind(cat).value, "skunk_label": judge_kind(cat).label},

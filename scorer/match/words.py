@@ -33,14 +33,29 @@ def result_words(s: Settings, result: GameResult) -> str:
 
 
 def match_words(s: Settings, games_won: Sequence[int], game_points: Sequence[int], winner: int | None) -> str:
-    """``"Ann won the match 2–1 in games"``, or ``""`` while the match goes on."""
+    """``"Ann won the match 2–1 in games"``, or ``""`` while the match goes on.
+
+    With three players every side's tally is given, the winner's first ("2–1–0"): one number for
+    "the others" would hide a player. A single game of three is just "Ann won the match": "1–0–0
+    in games" says nothing the game's result has not said.
+
+    >>> best_of_3 = {"kind": "best_of", "games": 3}
+    >>> three = Settings.from_json({"players": ["Ann", "Bob", "Cat"], "length": best_of_3})
+    >>> match_words(three, (1, 2, 0), (1, 3, 0), 1)
+    'Bob won the match 2–1–0 in games'
+    """
     if winner is None:
         return ""
-    if s.length.kind is LengthKind.BEST_OF:
-        others = max(w for i, w in enumerate(games_won) if i != winner)
-        return f"{s.side_name(winner)} won the match {games_won[winner]}–{others} in games"
-    others = max(p for i, p in enumerate(game_points) if i != winner)
-    return f"{s.side_name(winner)} won the match {game_points[winner]}–{others} in game points"
+    best_of = s.length.kind is LengthKind.BEST_OF
+    tally = games_won if best_of else game_points
+    unit = "games" if best_of else "game points"
+    if len(tally) == 3:
+        if best_of and s.length.count == 1:
+            return f"{s.side_name(winner)} won the match"
+        others = sorted((v for i, v in enumerate(tally) if i != winner), reverse=True)
+        return f"{s.side_name(winner)} won the match {'–'.join(map(str, (tally[winner], *others)))} in {unit}"
+    others_best = max(v for i, v in enumerate(tally) if i != winner)
+    return f"{s.side_name(winner)} won the match {tally[winner]}–{others_best} in {unit}"
 
 
 def owner_words(s: Settings, owner: Owner) -> str:
