@@ -403,3 +403,15 @@ def test_no_match_page_repeats_an_element_id(client: FlaskClient) -> None:
     for page in ("", "/history", "/stats", "/undo/2"):
         check(f"/m/{token}{page}", f"match over{page}")
     assert seen == {what: [] for what in seen}
+
+
+def test_the_match_end_says_the_winner_and_links_statistics_once(client: FlaskClient) -> None:
+    token = create(client, target="61")
+    send(client, token, "starter", op="skip")
+    send(client, token, "peg", player="1", points="32")
+    send(client, token, "show", points="29")
+    for link in (token, viewer_token(client, token)):
+        body = client.get(f"/m/{link}").get_data(as_text=True)
+        text = page_text(re.sub(r'<ol class="recent".*?</ol>', "", body, flags=re.S))  # the log says it too
+        assert text.count("Bob won the match") == 1
+        assert text.count("Statistics") == 1

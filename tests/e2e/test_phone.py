@@ -137,7 +137,10 @@ def test_a_short_match_on_two_phones_ends_in_a_skunk(
     scores("61", "34")
     expect(scorer.locator("#summary-title")).to_have_text("Ann won the match 1–0 in games")
     expect(scorer.locator(".games tbody tr")).to_have_text(re.compile(r"1\s*Ann\s*61–34\s*skunk\s*2"))
-    expect(viewer.locator("#prompt")).to_have_text("Ann won the match 1–0 in games", timeout=LIVE_S)
+    expect(viewer.locator("#summary-title")).to_have_text("Ann won the match 1–0 in games", timeout=LIVE_S)
+    for phone in (scorer, viewer):  # the winner and the Statistics link once each
+        expect(phone.locator("#live > :not(.recent)").filter(has_text="Ann won the match")).to_have_count(1)
+        expect(phone.get_by_role("link", name="Statistics")).to_have_count(1)
     shot(scorer, "match-over")
     shot(viewer, "match-over-viewer")
 
