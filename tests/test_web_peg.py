@@ -123,3 +123,19 @@ def test_htmx_tap_returns_the_panel_and_updates_the_address(client: FlaskClient)
     assert body.lstrip().startswith('<section id="peg-panel"')
     assert resp.headers["HX-Replace-Url"] == "/peg?players=2&plays=A%3A5H&who=B"
     assert 'aria-label="five of hearts, already chosen"' in body
+
+
+def test_the_play_list_keeps_each_count_with_its_own_cards(client: FlaskClient) -> None:
+    # T K 9 makes 29; the 8 cannot go on, so it leads a new count: 8 J 7 6 reaches 31.
+    body = client.get("/peg", query_string={"players": "2", "plays": "A:TS B:KH A:9D B:8C A:JS B:7H A:6S"}
+                      ).get_data(as_text=True)
+    history = body[body.index('id="peg-history"'):]
+    counts = history.split('class="new-count"')
+    assert len(counts) == 2  # one line, between the two counts
+    newest, oldest = counts
+    assert all(f'aria-label="{card}"' in newest for card in
+               ("six of spades", "seven of hearts", "jack of spades", "eight of clubs"))
+    first = ("ten of spades", "king of hearts", "nine of diamonds")
+    assert not any(f'aria-label="{card}"' in newest for card in first)
+    assert all(f'aria-label="{card}"' in oldest for card in first)
+    assert 'aria-label="eight of clubs"' not in oldest

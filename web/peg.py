@@ -90,6 +90,16 @@ class PegView:
                 for i, (p, c) in enumerate(self.plays)]
         return rows[::-1]
 
+    def counts(self) -> list[list[tuple[int, str, Card, int, tuple[PegEvent, ...], bool]]]:
+        """The plays in counts, newest count first and each count's cards newest first, so the
+        "new count" line is drawn between two counts, never inside one."""
+        groups: list[list[tuple[int, str, Card, int, tuple[PegEvent, ...], bool]]] = []
+        for row in reversed(self.history()):  # oldest first: a restart opens a group
+            if not groups or row[5]:
+                groups.append([])
+            groups[-1].append(row)
+        return [group[::-1] for group in groups[::-1]]
+
     def latest(self) -> tuple[PegEvent, ...]:
         """The awards the last card brought."""
         return latest_awards(self.pegging)
