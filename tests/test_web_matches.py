@@ -415,3 +415,86 @@ def test_the_match_end_says_the_winner_and_links_statistics_once(client: FlaskCl
         text = page_text(re.sub(r'<ol class="recent".*?</ol>', "", body, flags=re.S))  # the log says it too
         assert text.count("Bob won the match") == 1
         assert text.count("Statistics") == 1
+
+
+def test_the_skunk_choices_show_each_targets_own_lines(client: FlaskClient) -> None:
+    body = client.get("/matches").get_data(as_text=True)
+    sixty_one = page_text(body[body.index('class="presets presets-61"'):body.index("</fieldset>",
+                                                                                 body.index("presets-61"))])
+    # Worked from docs/RULES.md: at 61 home's skunk is 45 or less, its double 30 or less.
+    assert ("Home plain win (loser on 46 or more): 1 game point; skunk (loser on 45 or less): 2 game points; "
+            "double skunk (loser on 30 or less): 4 game points") in sixty_one
+    assert "Skunk at 30 or less, no double plain win (loser on 31 or more): 1 game point; " \
+           "skunk (loser on 30 or less): 2 game points" in sixty_one
+    assert "triple skunk (loser on 15 or less): 8 game points" in sixty_one
+    one_twenty_one = page_text(body[body.index('class="presets presets-121"'):body.index("presets-61")])
+    assert "Skunk at 30 or less" not in one_twenty_one
+    assert "triple skunk (loser on 30 or less): 8 game points" in one_twenty_one
+
+
+def test_a_61_point_game_under_the_30_or_less_rule(client: FlaskClient) -> None:
+    token = create(client, target="61", preset_61="sixty-one-thirty")
+    line = text_of(client.get(f"/m/{token}"), "settings-line")
+    assert line == "a single game · to 61 · rules: Skunk at 30 or less, no double"
+    send(client, token, "starter", op="skip")
+    send(client, token, "peg", player="1", points="32")
+    send(client, token, "show", points="29")  # Bob reaches 61, Ann on 0: a skunk worth 2, never a double
+    assert "61–0 skunk 2" in page_text(client.get(f"/m/{token}"))
+
+
+def test_a_preset_of_the_other_target_is_refused(web_app: Flask, client: FlaskClient) -> None:
+    resp = post_form(client, "/matches", {**NEW, "preset_121": "sixty-one-thirty"})
+    assert resp.status_code == 422
+    assert error_for(resp, "preset") == "Choose one of the skunk rules for 121: home, acc, lurch, triple."
+    assert count_rows(web_app, "matches") == 0
+
+
+def test_three_players_choose_who_a_skunk_is_judged_on(client: FlaskClient) -> None:
+    token = create(client, name3="Cat", three_player_skunk="each-loser", preset_121="triple")
+    line = text_of(client.get(f"/m/{token}"), "settings-line")
+    assert line == "a single game · to 121 · rules: Home with a triple skunk · skunks judged on each loser"
+    two = create(client, three_player_skunk="each-loser")  # two players: the choice has no meaning
+    assert "judged" not in (text_of(client.get(f"/m/{two}"), "settings-line") or "")
+
+
+def test_scores_only_is_remembered_so_no_hand_asks_for_a_starter(client: FlaskClient) -> None:
+    token = create(client)
+    assert tap(client, f"/m/{token}", "Scores only: no cards this match").status_code == 303
+    page = client.get(f"/m/{token}")
+    assert text_of(page, "prompt") == "Game 1, hand 1: Ann deals; the play, Bob leads"
+    assert "Turn the starter" not in page_text(page)
+    assert "scores only" in (text_of(page, "settings-line") or "")
+    for label in ("Peg 2 for Bob", "Peg 1 for Ann"):
+        tap(client, f"/m/{token}", label)
+    for points in ("8", "12", "4"):  # Bob's hand, Ann's hand, Ann's crib: the pad, one tap each
+        form = "crib" if points == "4" else "show"
+        assert send(client, token, form, points=points).status_code == 303
+    page = client.get(f"/m/{token}")
+    assert scores(client, token) == (17, 10)
+    assert text_of(page, "prompt") == "Game 1, hand 2: Bob deals; the play, Ann leads"
+    assert "Turn the starter" not in page_text(page)
+    assert tap(client, f"/m/{token}", "Enter cards from now on").status_code == 303
+    assert "Turn the starter" in page_text(client.get(f"/m/{token}"))
+
+
+def test_a_new_match_can_be_scores_only_from_the_start(client: FlaskClient) -> None:
+    token = create(client, entry="scores")
+    page = client.get(f"/m/{token}")
+    assert text_of(page, "prompt") == "Game 1, hand 1: Ann deals; the play, Bob leads"
+    assert 'class="pad show-pad"' in page.get_data(as_text=True)  # Bob's hand can be counted at once
+
+
+def test_rename_the_players_from_the_score_screen(web_app: Flask, client: FlaskClient) -> None:
+    token = tap(client, "/matches", "I deal").headers["Location"].rsplit("/", 1)[1]
+    resp = send(client, token, "settings", name0="Ann", name1="Bob")
+    assert resp.status_code == 303
+    page = client.get(f"/m/{token}")
+    assert "Ann v Bob" in page_text(page)
+    assert text_of(page, "prompt") == "Game 1, hand 1: Ann deals; turn the starter"
+    before = count_rows(web_app, "events")
+    same = send(client, token, "settings", name0="Ann", name1="ann")
+    assert same.status_code == 422
+    assert error_for(same, "settings") == "Two players are called 'ann': give each a different name."
+    blank = send(client, token, "settings", name0="Ann", name1=" ")
+    assert blank.status_code == 422 and error_for(blank, "settings") == "Enter a name for player 2."
+    assert count_rows(web_app, "events") == before

@@ -14,7 +14,7 @@ from typing import TypeAlias
 from scorer.cards import Card
 from scorer.errors import CardError, MatchError
 from scorer.match import MAX_PLAY_POINTS, MAX_REASON_LENGTH, Match, new_match_settings
-from scorer.rules import HAND_SIZE, MAX_SHOW_POINTS, PRESETS, TARGETS
+from scorer.rules import HAND_SIZE, MAX_SHOW_POINTS, TARGETS, ThreePlayerSkunk, presets_for
 from web.forms import parse_claim, picker_action, sentence, whole_number
 
 __all__ = ["FormError", "Draft", "build_event", "match_settings_from_form"]
@@ -93,6 +93,18 @@ def _crib(form: Mapping[str, str], match: Match) -> Built:
     return _count_event(form, match, "crib")
 
 
+def _settings(form: Mapping[str, str], match: Match) -> Built:
+    """Scores only on or off (``op``), or new names for the seats (``name0``, ``name1`` ...)."""
+    op = form.get("op", "")
+    if op in ("scores_only", "cards"):
+        return {"type": "settings", "scores_only": op == "scores_only"}
+    names = [" ".join(form.get(f"name{seat}", "").split()) for seat in range(len(match.settings.players))]
+    for seat, name in enumerate(names):
+        if not name:
+            raise FormError("settings", f"Enter a name for player {seat + 1}.")
+    return {"type": "settings", "players": names}
+
+
 def _next_game(form: Mapping[str, str], match: Match) -> Built:
     return {"type": "next_game"}
 
@@ -128,6 +140,7 @@ def _correction(form: Mapping[str, str], match: Match) -> Built:
 _BUILDERS: dict[str, Callable[[Mapping[str, str], Match], Built]] = {
     "cut": _cut, "starter": _starter, "play": _play, "peg": _peg, "show": _show, "crib": _crib,
     "next_game": _next_game, "void": _void, "muggins": _muggins, "correction": _correction,
+    "settings": _settings,
 }
 """Each match form by its name (the form's hidden ``form`` field)."""
 
@@ -203,9 +216,14 @@ def match_settings_from_form(form: Mapping[str, str]) -> tuple[dict[str, object]
     target = whole_number(target_text) or 0
     if target not in TARGETS:
         errors["target"] = "Choose a game of 121 or 61 points."
-    preset_name = form.get("preset", "home")
-    if preset_name not in PRESETS:
-        errors["preset"] = f"Choose one of the presets: {', '.join(PRESETS)}."
+    # Each target lists its own presets (preset_121, preset_61): a choice left checked under the
+    # other target is never sent. A plain "preset" (the one-tap start, the API's habit) also reads.
+    preset_name = form.get(f"preset_{target}") or form.get("preset", "home")
+    if target in TARGETS and preset_name not in presets_for(target):
+        errors["preset"] = f"Choose one of the skunk rules for {target}: {', '.join(presets_for(target))}."
+    judging = form.get("three_player_skunk", ThreePlayerSkunk.RUNNER_UP.value)
+    if judging not in [j.value for j in ThreePlayerSkunk]:
+        errors["three_player_skunk"] = "Choose whether a skunk is judged on the runner-up or on each loser."
     kind = form.get("length_kind", "best_of")
     count_text = form.get("length_count", "1").strip()
     count = whole_number(count_text) or 0
@@ -225,8 +243,12 @@ def match_settings_from_form(form: Mapping[str, str]) -> tuple[dict[str, object]
         return None, errors
     length = {"kind": kind, "games" if kind == "best_of" else "points": count}
     try:
-        settings = new_match_settings(filled, target=target, preset=preset_name, length=length,
-                                      muggins=form.get("muggins") == "on", first_dealer=first_dealer)
+        settings = new_match_settings(
+            filled, target=target, preset=preset_name, length=length, muggins=form.get("muggins") == "on",
+            first_dealer=first_dealer, scores_only=form.get("entry") == "scores",
+            # Only three players have a runner-up: with two or four the choice has no meaning.
+            three_player_skunk=judging if len(filled) == 3 else None,
+        )
     except MatchError as e:
         return None, {"names" if "name" in str(e) or "player" in str(e) else "length": sentence(str(e))}
     return settings, {}

@@ -16,7 +16,15 @@ from scorer.cards import Card, parse_cards
 from scorer.errors import CardError
 from scorer.match import Entry, Match, MatchState, Phase
 from scorer.pegging import PegEvent, Pegging, score_pegging
-from scorer.rules import HAND_SIZE, IMPOSSIBLE_SHOW_POINTS, MAX_SHOW_POINTS, SEAT_LETTERS
+from scorer.rules import (
+    HAND_SIZE,
+    IMPOSSIBLE_SHOW_POINTS,
+    MAX_SHOW_POINTS,
+    SEAT_LETTERS,
+    SIXTY_ONE_THIRTY,
+    TRIPLE,
+    ThreePlayerSkunk,
+)
 from scorer.show import Score, score_show
 from web.board import Board, layout
 from web.forms import CardsState
@@ -24,7 +32,7 @@ from web.matches.access import Access, public_url
 from web.matches.forms import Draft
 from web.peg import latest_awards
 
-__all__ = ["Screen", "match_title", "SHOW_PAD", "PEG_PAD", "ON_SCREEN_HISTORY"]
+__all__ = ["Screen", "match_title", "SHOW_PAD", "PEG_PAD", "ON_SCREEN_HISTORY", "PRESET_NAMES"]
 
 ON_SCREEN_HISTORY = 5
 """History lines on the score screen; the history page has them all."""
@@ -32,6 +40,11 @@ SHOW_PAD = tuple(n for n in range(MAX_SHOW_POINTS + 1) if n not in IMPOSSIBLE_SH
 """Number pad for a hand or crib entered without cards: every possible show total."""
 PEG_PAD = tuple(range(1, 13))
 """Number pad for points in the play; bigger awards are typed."""
+PRESET_NAMES = {
+    "home": "Home", "acc": "ACC tournament", "lurch": "Lurch (British)",
+    TRIPLE: "Home with a triple skunk", SIXTY_ONE_THIRTY: "Skunk at 30 or less, no double",
+}
+"""The skunk presets as the new-match form and the match's settings line name them."""
 
 
 def match_title(match: Match) -> str:
@@ -122,8 +135,31 @@ class Screen:
             f"{self.players[st.dealer]}’s crib"]
         if st.phase is Phase.CRIB:
             now = len(labels) - 1
-        return [(label, "done" if i < now else "now" if i == now else "next")
-                for i, label in enumerate(labels)]
+        steps = [(label, "done" if i < now else "now" if i == now else "next")
+                 for i, label in enumerate(labels)]
+        if self.scores_only:  # no starter is asked for: the hand begins with the play
+            return [("Play", "now" if now <= 1 else "done"), *steps[2:]]
+        return steps
+
+    def settings_line(self) -> list[str]:
+        """The match's settings in words for the line under its title: length, target, skunk
+        rules, who a three-player skunk is judged on, muggins, scores only."""
+        s = self.match.settings
+        rules = "rules: " + PRESET_NAMES.get(s.rules.name, "custom")
+        parts = [s.length.describe(), f"to {s.target}", rules]
+        if len(s.players) == 3:
+            each = s.three_player_skunk is ThreePlayerSkunk.EACH_LOSER
+            parts.append("skunks judged on each loser" if each else "skunks judged on the runner-up")
+        if s.muggins:
+            parts.append("muggins")
+        if s.scores_only:
+            parts.append("scores only")
+        return parts
+
+    @property
+    def scores_only(self) -> bool:
+        """The table enters scores as numbers: no starter, no card pickers."""
+        return self.match.settings.scores_only
 
     # -- the play -----------------------------------------------------------------------
 

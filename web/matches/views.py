@@ -16,7 +16,7 @@ from flask import Blueprint, abort, make_response, redirect, render_template, re
 from werkzeug.wrappers import Response
 
 from scorer.errors import MatchError
-from scorer.rules import PRESETS, TARGETS, preset
+from scorer.rules import TARGETS, preset_lines, presets_for
 from store import InvalidRecord, KeyReused, MatchRecord, StaleAppend
 from web.cache import get_caches
 from web.forms import sentence, whole_number
@@ -24,7 +24,7 @@ from web.http import is_htmx, render, url_with_query
 from web.matches.access import Access, lookup, public_url, require_writer, resolve
 from web.matches.forms import Draft, FormError, build_event, match_settings_from_form
 from web.matches.replay import current, load, store_event, tap_key
-from web.matches.screen import PEG_PAD, SHOW_PAD, Screen, match_title
+from web.matches.screen import PEG_PAD, PRESET_NAMES, SHOW_PAD, Screen, match_title
 from web.storage import get_store
 
 __all__ = ["bp"]
@@ -74,9 +74,10 @@ def _recent_matches() -> list[tuple[str, str, bool, str]]:
 
 
 def _index_response(form: Mapping[str, str], errors: dict[str, str], status: int = 200) -> Response:
+    choices = {target: [(name, PRESET_NAMES[name], preset_lines(name, target))
+                        for name in presets_for(target)] for target in TARGETS}
     return render("matches/index.html", "matches/_new.html", status, form=form, errors=errors,
-                  recent=_recent_matches(), presets=PRESETS, targets=TARGETS,
-                  preset_lines={name: preset(name).describe() for name in PRESETS})
+                  recent=_recent_matches(), targets=TARGETS, preset_choices=choices)
 
 
 @bp.post("/matches")
