@@ -179,3 +179,33 @@ def test_unknown_match_and_bad_settings(client: FlaskClient) -> None:
     assert bad.status_code == 400 and "players must be a list of 2, 3 or 4 names" in bad.get_json()["error"]
     missing = client.post("/api/matches/xyz/events", json={"after": 0, "event": {"type": "next_game"}})
     assert missing.status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("plays", "event", "message"),
+    [
+        # Ann deals, so Bob leads; a lead by Ann is out of turn.
+        ([], {"type": "peg", "plays": "Ann:5H"},
+         "Bob leads the play (the player on the dealer's left), not Ann"),
+        # At 5 Ann still holds four cards and any card fits: Bob's second card skips her turn.
+        (["Bob:5H"], {"type": "peg", "plays": "Bob:TS"},
+         "Ann could not have said go at 5: Ann still holds 4 cards and every card fits under 31 (a card "
+         "is worth at most 10). It was Ann's turn, not Bob's (Bob:TS)."),
+        # Bob shows his hand while three of its cards, and three of Ann's, are still to play.
+        (["Bob:5H", "Ann:5D"], {"type": "show", "player": 1, "hand": "5H 5C 5S TS"},
+         "the play is not finished: Bob's 5C 5S TS are still to play; Ann's last 3 cards are still "
+         "to play (enter the rest of the play first: its go and last-card points are due)"),
+    ],
+)
+def test_impossible_plays_are_refused_with_words_a_player_can_act_on(
+    web_app: Flask, client: FlaskClient, plays: list[str], event: dict[str, object], message: str
+) -> None:
+    created = client.post("/api/matches", json={"players": ["Ann", "Bob"], "first_dealer": 0}).get_json()
+    url = f"/api/matches/{created['id']}/events"
+    events = [{"type": "starter", "card": "KC"}, *({"type": "peg", "plays": p} for p in plays)]
+    for seq, stored in enumerate(events):
+        assert client.post(url, json={"after": seq, "event": stored}).status_code == 201
+    refused = client.post(url, json={"after": len(events), "event": event})
+    assert refused.status_code == 400
+    assert refused.get_json() == {"error": message}
+    assert count_rows(web_app, "events") == len(events)

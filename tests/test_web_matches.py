@@ -317,11 +317,12 @@ class _Forms(HTMLParser):
             self._button = None
 
 
-def tap(client: FlaskClient, url: str, label: str) -> TestResponse:
-    """Tap the one button of the page at ``url`` whose label (or text) is ``label``: its form's
-    hidden fields and the button's own name and value are posted, as a browser does."""
+def tap(client: FlaskClient, url: str | TestResponse, label: str) -> TestResponse:
+    """Tap the one button of the page at ``url`` (or of a page already answered) whose label (or
+    text) is ``label``: its form's hidden fields and the button's name and value are posted, as a
+    browser does."""
     parser = _Forms()
-    parser.feed(client.get(url).get_data(as_text=True))
+    parser.feed((client.get(url) if isinstance(url, str) else url).get_data(as_text=True))
     found = [(form, button) for form in parser.forms for button in form["buttons"]  # type: ignore[attr-defined]
              if label in (button["label"], " ".join(button["text"].split()))]
     assert len(found) == 1, f"{len(found)} buttons named {label!r}"
@@ -498,3 +499,39 @@ def test_rename_the_players_from_the_score_screen(web_app: Flask, client: FlaskC
     blank = send(client, token, "settings", name0="Ann", name1=" ")
     assert blank.status_code == 422 and error_for(blank, "settings") == "Enter a name for player 2."
     assert count_rows(web_app, "events") == before
+
+
+def test_a_show_before_the_last_card_offers_that_card_in_one_tap(web_app: Flask, client: FlaskClient) -> None:
+    # Bob 5, Ann 10 (fifteen: 2), Bob 5, Ann 5 (a pair: 2); Bob cannot go on 25 with a 9 and an
+    # 8, so Ann plays 4 (29) and 2 (31: 2), 6 for Ann; Bob leads 9 and 8 (17) alone.
+    token = create(client)
+    send(client, token, "starter", tap="KC")
+    for label in "B:5H A:TS B:5C A:5S A:4S A:2S B:9D".split():
+        assert send(client, token, "play", who=str("AB".index(label[0])), tap=label[2:]).status_code == 303
+    before = count_rows(web_app, "events")
+    early = send(client, token, "show", cards="5H 5C 9D 8D", op="score")
+    assert early.status_code == 422
+    assert error_for(early, "show") == ("The play is not finished: Bob's 8D is still to play "
+                                        "(enter Bob:8D as the play first, then the show).")
+    assert count_rows(web_app, "events") == before
+    assert tap(client, early, "Play Bob’s 8♦ first").status_code == 303
+    # Bob's last card pegs 1. Then his hand 5 5 9 8 with the K: fifteens 5-K twice (4) and the
+    # pair of fives (2), 6; the form starts with his four played cards.
+    assert scores(client, token) == (6, 1)
+    assert send(client, token, "show", cards="5H 5C 9D 8D", op="score").status_code == 303
+    assert scores(client, token) == (6, 7)
+
+
+def test_a_play_out_of_turn_is_refused_beside_the_play_form(web_app: Flask, client: FlaskClient) -> None:
+    token = create(client, name3="Cat")  # Ann deals: Bob leads, then Cat, then Ann
+    send(client, token, "starter", tap="KC")
+    before = count_rows(web_app, "events")
+    wrong = send(client, token, "play", who="2", tap="5H")
+    assert wrong.status_code == 422
+    assert error_for(wrong, "play") == "Bob leads the play (the player on the dealer's left), not Cat."
+    send(client, token, "play", who="1", tap="5H")
+    skipped = send(client, token, "play", who="0", tap="TS")  # Cat's turn, and at 5 every card fits
+    assert error_for(skipped, "play") == (
+        "Cat could not have said go at 5: Cat still holds 4 cards and every card fits under 31 (a card is "
+        "worth at most 10). It was Cat's turn, not Ann's (Ann:TS).")
+    assert count_rows(web_app, "events") == before + 1

@@ -226,6 +226,20 @@ class Screen:
         mine = set(self.known_cards())
         return frozenset(self.count_cards.cards) | {c for c in self.played if c not in mine}
 
+    def missing_play(self) -> tuple[int, Card] | None:
+        """The one card still to play when a hand is shown too soon, for a one-tap fix: only when
+        the counter alone holds a card and their picked hand names it (with two or more cards
+        left their order would change the pegging, so the player enters them)."""
+        st = self.state
+        if self.counting_crib or self.counter is None or st.phase is not Phase.PLAY or not st.cards_left:
+            return None
+        seat = self.counter
+        if st.cards_left[seat] != 1 or any(left for other, left in enumerate(st.cards_left) if other != seat):
+            return None
+        played = set(st.played_by(seat))
+        rest = [c for c in self.count_cards.cards if str(c) not in played]
+        return (seat, rest[0]) if len(self.count_cards.cards) == HAND_SIZE and len(rest) == 1 else None
+
     @property
     def starter_card(self) -> Card | None:
         """This hand's starter, when entered."""
