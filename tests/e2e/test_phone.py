@@ -106,8 +106,8 @@ def test_a_short_match_on_two_phones_ends_in_a_skunk(
         scorer.locator(f".show-pad button[value='{points}']").tap()
 
     # Hand 1: no cards entered. Bob pegs 10 in the play, then the shows by number.
-    scorer.get_by_role("button", name="Not entering cards").tap()
-    expect(scorer.locator("#prompt")).to_have_text("Game 1, hand 1: the play, Bob leads")
+    scorer.get_by_role("button", name="Scores only: no cards this match").tap()
+    expect(scorer.locator("#prompt")).to_have_text("Game 1, hand 1: Ann deals; the play, Bob leads")
     open_details(scorer, "#peg-card-1 details.more-pad")
     scorer.get_by_role("button", name="Peg 10 for Bob").tap()
     scores("0", "10")
@@ -131,8 +131,7 @@ def test_a_short_match_on_two_phones_ends_in_a_skunk(
     shot(viewer, "match-viewer")
 
     # Hand 2: Bob deals, Ann counts first and goes out.
-    scorer.get_by_role("button", name="Not entering cards").tap()
-    expect(scorer.locator("#prompt")).to_have_text("Game 1, hand 2: the play, Ann leads")
+    expect(scorer.locator("#prompt")).to_have_text("Game 1, hand 2: Bob deals; the play, Ann leads")
     pad(4)
     scores("61", "34")
     expect(scorer.locator("#summary-title")).to_have_text("Ann won the match 1–0 in games")
