@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from scorer.match import Match, new_match_settings
 from scorer.pegging import score_pegging
 from scorer.show import score_show
 from web import icons
 from web.board import GROUP, layout
-from web.present import award_label, item_label
+from web.present import award_label, entry_words, item_label
 
 
 def test_a_121_board_has_two_rows_of_sixty_holes_per_side() -> None:
@@ -75,3 +76,31 @@ def test_icons_are_drawn_at_every_size(tmp_path: Path) -> None:
     maskable = icons.png(64, maskable=True)
     assert maskable.getpixel((0, 0))[3] == 255  # full bleed: no transparent corners
     assert icons.png(64).getpixel((0, 0))[3] == 0  # the plain icon has rounded corners
+
+
+def test_history_lines_are_words_not_codes() -> None:
+    events: list[dict[str, object]] = [
+        {"type": "starter", "card": "JD"},  # his heels: 2 for Ann, the dealer
+        {"type": "peg", "plays": [[1, "5H"]]},
+        {"type": "peg", "plays": [[0, "TS"]]},  # fifteen: 2
+        {"type": "peg", "plays": [[1, "5C"]]},
+        {"type": "peg", "plays": [[0, "5S"]]},  # a pair of fives: 2
+        {"type": "peg", "plays": [[1, "4D"]]},  # 29: Ann cannot go on, so Bob has the go
+        {"type": "peg", "plays": [[0, "KS"]]},  # Ann's K leads the new count: Bob's go, 1
+        {"type": "peg", "plays": "B:6D Ann:QS"},  # 16, 26: Ann's last card, 1
+        {"type": "show", "player": 1, "hand": "5H 5C 4D 6D"},
+    ]
+    match = Match(new_match_settings(["Ann", "Bob"], first_dealer=0), events)
+    words = [entry_words(e, match.settings.players) for e in match.history]
+    assert words == [
+        "hand 1 starter J♦: his heels, 2 for Ann",
+        "Bob played 5♥",
+        "Ann played 10♠ for 2 (fifteen)",
+        "Bob played 5♣",
+        "Ann played 5♠ for 2 (pair)",
+        "Bob played 4♦",
+        "Ann played K♠; Bob 1 (go)",
+        "Bob played 6♦, Ann Q♠; Ann 1 (last card)",
+        "Bob's hand 5♥ 5♣ 4♦ 6♦ with J♦: 16 (fifteen two, fifteen four, fifteen six, fifteen eight and a "
+        "double run of three is sixteen)",
+    ]
