@@ -535,3 +535,17 @@ def test_a_play_out_of_turn_is_refused_beside_the_play_form(web_app: Flask, clie
         "Cat could not have said go at 5: Cat still holds 4 cards and every card fits under 31 (a card is "
         "worth at most 10). It was Cat's turn, not Ann's (Ann:TS).")
     assert count_rows(web_app, "events") == before + 1
+
+
+def test_the_picker_greys_out_cards_shown_elsewhere_in_the_deal(client: FlaskClient) -> None:
+    token = create(client)
+    send(client, token, "starter", tap="KC")
+    send(client, token, "peg", player="1", points="2")  # the play by numbers: no card seen in it
+    assert send(client, token, "show", cards="5H 5C 4D 6D", op="score").status_code == 303
+    # Ann's hand, then the crib: Bob's shown cards and the starter are taken in both pickers.
+    for step in ("hand", "crib"):
+        body = client.get(f"/m/{token}").get_data(as_text=True)
+        for card in ("5H", "5C", "4D", "6D", "KC"):
+            assert re.search(rf'id="count-pick-{card}" class="pick taken"[^>]*disabled', body), (step, card)
+        assert re.search(r'id="count-pick-5D" class="pick"[^>]*formnovalidate>', body)
+        send(client, token, "show", points="4")

@@ -183,8 +183,10 @@ class Screen:
 
     @property
     def played(self) -> frozenset[Card]:
-        """Cards already seen this hand: the starter and the plays."""
+        """Cards already seen this hand, which no picker offers again: the starter, the plays and
+        every hand shown so far (the engine's ``known_hands``)."""
         seen = {Card.parse(c) for _, c in self.state.plays}
+        seen |= {Card.parse(c) for hand in self.state.known_hands for c in hand}
         if self.state.starter:
             seen.add(Card.parse(self.state.starter))
         return frozenset(seen)
@@ -222,7 +224,8 @@ class Screen:
         return CardsState(known, " ".join(map(str, known)))
 
     def count_taken(self) -> frozenset[Card]:
-        """Cards the count picker greys out: those picked, the starter and cards others played."""
+        """Cards the count picker greys out: those picked, the starter, and cards others played or
+        showed this hand (the counter's own played cards stay: they are in the hand)."""
         mine = set(self.known_cards())
         return frozenset(self.count_cards.cards) | {c for c in self.played if c not in mine}
 
