@@ -67,6 +67,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, instance_path: str 
         DATABASE_URL=f"sqlite:///{instance / 'muggins.sqlite'}",
         MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
         HTMX_JS=str(Path(app.root_path) / "node_modules" / "htmx.org" / "dist" / "htmx.min.js"),
+        NOSLEEP_JS=str(Path(app.root_path) / "node_modules" / "nosleep.js" / "dist" / "NoSleep.min.js"),
         # The address phones should use in share links; None means "the one this phone used",
         # except that a loopback address is swapped for LAN_URL (set by ``python app.py``).
         PUBLIC_URL=None,

@@ -64,6 +64,14 @@ def test_htmx_is_served_by_the_app(client: FlaskClient) -> None:
         assert b"htmx" in resp.data[:2000]
 
 
+def test_nosleep_is_served_by_the_app(client: FlaskClient) -> None:
+    with client.get("/vendor/nosleep.min.js") as resp:  # a file response: close it
+        assert resp.status_code == 200 and resp.mimetype == "text/javascript"
+        assert b"NoSleep" in resp.data
+    # Its video is a data: URI: media may come from there, nothing else is loosened.
+    assert "media-src 'self' data:" in client.get("/").headers["Content-Security-Policy"]
+
+
 def test_manifest_and_icons_make_it_installable(client: FlaskClient) -> None:
     with client.get("/static/manifest.webmanifest") as resp:
         manifest = json.loads(resp.data)

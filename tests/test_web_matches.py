@@ -549,3 +549,18 @@ def test_the_picker_greys_out_cards_shown_elsewhere_in_the_deal(client: FlaskCli
             assert re.search(rf'id="count-pick-{card}" class="pick taken"[^>]*disabled', body), (step, card)
         assert re.search(r'id="count-pick-5D" class="pick"[^>]*formnovalidate>', body)
         send(client, token, "show", points="4")
+
+
+def test_the_board_asks_for_the_screen_on_until_the_match_ends(client: FlaskClient) -> None:
+    token = create(client, target="61")
+    viewer = viewer_token(client, token)
+    for link in (token, viewer):
+        body = client.get(f"/m/{link}").get_data(as_text=True)
+        assert "data-wake-lock" in body and "/vendor/nosleep.min.js" in body
+    send(client, token, "starter", op="skip")
+    send(client, token, "peg", player="1", points="32")
+    send(client, token, "show", points="29")  # Bob home: the match is over
+    for link in (token, viewer):
+        assert "data-wake-lock" not in client.get(f"/m/{link}").get_data(as_text=True)
+    assert "data-wake-lock" not in client.get(f"/m/{viewer}/live", query_string={"since": "0"},
+                                              headers=HX).get_data(as_text=True)

@@ -1,4 +1,5 @@
-"""Shared HTTP plumbing: htmx detection, page-or-partial rendering, security headers, vendored htmx.
+"""Shared HTTP plumbing: htmx detection, page-or-partial rendering, security headers, vendored
+htmx and nosleep.js.
 
 One partial, two uses: a view renders its fragment alone for an htmx request and the whole page
 otherwise, so every form also works as a plain POST without JavaScript.
@@ -22,6 +23,7 @@ CONTENT_SECURITY_POLICY = "; ".join((
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",  # the photo flow shows the player's photo inline: the server keeps none
+    "media-src 'self' data:",  # nosleep.js keeps a plain-http screen awake with a tiny inline video
     "connect-src 'self'",
     "manifest-src 'self'",
     "font-src 'self'",
@@ -33,7 +35,7 @@ CONTENT_SECURITY_POLICY = "; ".join((
 """No inline script or style anywhere: every script and stylesheet is a file under static/."""
 
 VENDOR_MAX_AGE_S = 24 * 60 * 60
-"""How long phones may cache htmx (a day): it changes only with package.json."""
+"""How long phones may cache htmx and nosleep.js (a day): they change only with package.json."""
 
 assets = Blueprint("assets", __name__)
 
@@ -68,6 +70,16 @@ def htmx() -> Response:
     return send_file(path, mimetype="text/javascript", max_age=VENDOR_MAX_AGE_S)
 
 
+@assets.get("/vendor/nosleep.min.js")
+def nosleep() -> Response:
+    """nosleep.js from node_modules: keeps the screen on where the Wake Lock API is not offered
+    (a page on the table's plain-http address is no secure context)."""
+    path = Path(current_app.config["NOSLEEP_JS"])
+    if not path.is_file():
+        abort(404)
+    return send_file(path, mimetype="text/javascript", max_age=VENDOR_MAX_AGE_S)
+
+
 def _security_headers(resp: Response) -> Response:
     resp.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
     resp.headers.setdefault("X-Content-Type-Options", "nosniff")
@@ -86,6 +98,6 @@ def init_app(app: Flask) -> None:
     # Globals, not context: macros imported by templates see them too.
     app.jinja_env.globals["picker_suits"] = [(s, [c for c in DECK if c.suit is s]) for s in Suit]
     app.jinja_env.globals["poll_seconds"] = app.config["POLL_SECONDS"]
-    if not Path(app.config["HTMX_JS"]).is_file():
-        app.logger.warning("htmx not found at %s: run `npm ci` (pages still work without it)",
-                           app.config["HTMX_JS"])
+    for name in ("HTMX_JS", "NOSLEEP_JS"):
+        if not Path(app.config[name]).is_file():
+            app.logger.warning("%s not found: run `npm ci` (pages still work without it)", app.config[name])

@@ -53,21 +53,51 @@
     window.setTimeout(function () { note.remove(); }, 2500);
   }
 
-  // Keep the screen on while a match is open (Screen Wake Lock API, where the browser has it).
+  // Keep the screen on while a match goes on (the board is marked data-wake-lock until it ends).
+  // The Screen Wake Lock API needs a secure context; the table's laptop serves plain http, where
+  // nosleep.js (served by the app, no CDN) plays a tiny looping video instead, which a browser
+  // only allows from a tap: it starts at the player's next tap. Both stop when the match ends.
   var wakeLock = null;
+  var noSleep = null;
   function wantsWake() { return document.querySelector("[data-wake-lock]") !== null; }
-  function requestWake() {
-    if (!("wakeLock" in navigator) || !wantsWake() || wakeLock || document.visibilityState !== "visible") {
-      return;
+  function nativeWake() { return window.isSecureContext && "wakeLock" in navigator; }
+  function syncWake() {
+    var wanted = wantsWake() && document.visibilityState === "visible";
+    if (nativeWake()) {
+      if (wanted && !wakeLock) {
+        wakeLock = "pending";
+        navigator.wakeLock.request("screen").then(function (lock) {
+          wakeLock = lock;
+          lock.addEventListener("release", function () { if (wakeLock === lock) { wakeLock = null; } });
+          if (!wantsWake()) { releaseWake(); }
+        }, function () { wakeLock = null; /* refused (battery saver): the screen may sleep */ });
+      } else if (!wantsWake()) {
+        releaseWake();
+      }
+    } else if (noSleep && noSleep.isEnabled && !wantsWake()) {
+      noSleep.disable();
     }
-    navigator.wakeLock.request("screen").then(function (lock) {
-      wakeLock = lock;
-      lock.addEventListener("release", function () { wakeLock = null; });
-    }, function () { /* refused (battery saver): the screen may sleep */ });
+    document.documentElement.setAttribute("data-awake", wakeOn() ? "on" : "off");
+  }
+  function releaseWake() {
+    var lock = wakeLock;
+    wakeLock = null;
+    if (lock && lock !== "pending") { lock.release().catch(function () { /* already gone */ }); }
+  }
+  function wakeOn() {
+    return nativeWake() ? wakeLock !== null : Boolean(noSleep && noSleep.isEnabled);
+  }
+  function wakeFromTap() {
+    if (nativeWake() || !wantsWake() || !window.NoSleep) { return; }
+    if (!noSleep) { noSleep = new window.NoSleep(); }
+    if (!noSleep.isEnabled) {
+      noSleep.enable().then(syncWake, function () { /* autoplay refused: the next tap tries again */ });
+    }
   }
   function setupWakeLock() {
-    requestWake();
-    document.addEventListener("visibilitychange", requestWake);
+    syncWake();
+    document.addEventListener("visibilitychange", syncWake);
+    document.addEventListener("click", wakeFromTap, true);
   }
 
   // A plain notice when a request fails, cleared by the next one that succeeds.
@@ -94,6 +124,6 @@
     setupSharing();
     setupWakeLock();
     setupNetworkNotice();
-    if (window.htmx) { window.htmx.onLoad(requestWake); }
+    if (window.htmx) { window.htmx.onLoad(syncWake); }
   });
 })();

@@ -207,3 +207,25 @@ def test_a_61_point_game_with_the_30_or_less_skunk(
     both(page, 61, 20)
     expect(page.locator(".games tbody tr")).to_have_text(re.compile(r"1\s*Ann\s*61–20\s*skunk\s*2"))
     shots(page, shot, "table-61-skunk")
+
+
+def test_the_screen_stays_awake_on_plain_http_until_the_match_ends(new_phone: Callable[[], Page]) -> None:
+    page = narrow_phone(new_phone)
+    # The table's laptop serves plain http, where browsers offer no Wake Lock API: take it away
+    # (the test server's 127.0.0.1 counts as secure), so nosleep.js must keep the screen on.
+    page.add_init_script("delete Navigator.prototype.wakeLock;")
+    created = page.request.post("/api/matches", data={"players": ["Ann", "Bob"], "target": 61,
+                                                      "first_dealer": 0, "scores_only": True}).json()
+    page.goto(f"/m/{created['id']}")
+    assert page.evaluate("typeof window.NoSleep") == "function"  # served by the app itself
+    root = page.locator("html")
+    expect(root).to_have_attribute("data-awake", "off")  # a video may only start from a tap
+    page.get_by_role("button", name="Peg 2 for Bob", exact=True).tap()
+    expect(page.locator("#score-1")).to_have_text("2")
+    expect(root).to_have_attribute("data-awake", "on")
+    # Another phone puts Bob home: the match ends and the screen may sleep again.
+    home = {"type": "correction", "player": 1, "points": 59, "reason": "the rest of the game"}
+    ended = page.request.post(f"/api/matches/{created['id']}/events", data={"after": 1, "event": home})
+    assert ended.status == 201, ended.text()
+    expect(page.locator("#summary-title")).to_have_text("Bob won the match 1–0 in games", timeout=3_000)
+    expect(root).to_have_attribute("data-awake", "off")
