@@ -564,3 +564,23 @@ def test_the_board_asks_for_the_screen_on_until_the_match_ends(client: FlaskClie
         assert "data-wake-lock" not in client.get(f"/m/{link}").get_data(as_text=True)
     assert "data-wake-lock" not in client.get(f"/m/{viewer}/live", query_string={"since": "0"},
                                               headers=HX).get_data(as_text=True)
+
+
+def test_the_cut_is_tapped_on_the_card_picker(web_app: Flask, client: FlaskClient) -> None:
+    started = tap(client, "/matches", "Cut for it")
+    token = started.headers["Location"].rsplit("/", 1)[1]
+    page = client.get(f"/m/{token}")
+    assert text_of(page, "cut-next") == "Tap the card You cut"
+    first = tap(client, page, "five of hearts")  # a draft in the address: nothing stored yet
+    assert first.status_code == 303 and first.headers["Location"].endswith("?cards=5H")
+    assert count_rows(web_app, "events") == 0
+    page = client.get(first.headers["Location"])
+    assert text_of(page, "cut-next") == "Tap the card Opponent cut"
+    assert 'id="pick-5H" class="pick taken"' in page.get_data(as_text=True)
+    tie = tap(client, page, "five of clubs")  # equal ranks: both cut again
+    assert tie.status_code == 303 and count_rows(web_app, "events") == 1
+    page = client.get(f"/m/{token}")
+    assert text_of(page, "prompt") == "Cut for the first deal: You, Opponent"
+    page = client.get(tap(client, page, "king of diamonds").headers["Location"])
+    tap(client, page, "ace of spades")  # the ace is low: Opponent deals
+    assert text_of(client.get(f"/m/{token}"), "prompt") == "Game 1, hand 1: Opponent deals; turn the starter"

@@ -49,16 +49,16 @@ def build_event(form: Mapping[str, str], match: Match) -> Built:
 
 
 def _cut(form: Mapping[str, str], match: Match) -> Built:
-    cards: list[str | None] = []
-    for seat, name in enumerate(match.settings.players):
-        if seat in match.state.cutting:
-            token = form.get(f"cut{seat}", "").strip()
-            if not token:
-                raise FormError("cut", f"Enter the card {name} cut.")
-            cards.append(_card(token, "cut"))
-        else:
-            cards.append(None)
-    return {"type": "cut", "cards": cards}
+    """The cut cards tapped so far, in the order of the players cutting: a draft until each has
+    one, then the cut (``cards`` holds the earlier taps, as a hand's picked cards do)."""
+    cutting = match.state.cutting
+    picked = picker_action(form, len(cutting), "Every player has cut: take one back first.")
+    if picked.error:
+        raise FormError("cut", picked.error)
+    if len(picked.cards) < len(cutting) or form.get("op") in ("back", "clear"):
+        return Draft(picked.text)
+    by_seat = dict(zip(cutting, map(str, picked.cards), strict=True))
+    return {"type": "cut", "cards": [by_seat.get(seat) for seat in range(len(match.settings.players))]}
 
 
 def _starter(form: Mapping[str, str], match: Match) -> Built:

@@ -250,8 +250,16 @@ class Screen:
 
     @property
     def count_form(self) -> str:
-        """Which counting form is open: ``crib`` or ``show``."""
+        """Which form picks cards now: ``cut`` (the cut for the deal), ``crib`` or ``show``."""
+        if self.state.phase is Phase.CUT:
+            return "cut"
         return "crib" if self.counting_crib else "show"
+
+    @property
+    def next_to_cut(self) -> int | None:
+        """The player whose cut card the picker's next tap is: the first still without one."""
+        cutting, picked = self.state.cutting, len(self.count_cards.cards)
+        return cutting[picked] if picked < len(cutting) else None
 
     def preview(self) -> Score | None:
         """The count of four picked cards with the starter, before it is stored."""

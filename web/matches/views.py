@@ -220,7 +220,7 @@ def _refused(screen: Screen, which: str, message: str, status: int) -> Response:
 
 
 def _draft_of(form: Mapping[str, str]) -> Draft | None:
-    if form.get("form") in ("show", "crib"):
+    if form.get("form") in ("show", "crib", "cut"):
         return Draft(form.get("cards", ""), form.get("claimed", ""))
     return None
 
