@@ -84,6 +84,8 @@ __all__ = [
     "DEFAULT_LOCK_TIMEOUT_S", "PG_POOL_RECYCLE_S", "MIGRATIONS", "BASELINE_REVISION", "HEAD_REVISION",
     "schema_metadata",
     "schema_revision", "UNPLAYED_MATCH_TTL", "PRUNE_EVERY_S", "main",
+    "GroupRecord", "LinkedGroup", "GroupNotFound", "AlreadyStored", "GroupMatch", "MatchExport",
+    "groups_table", "group_matches_table", "match_summaries_table", "MAX_ROSTER",
 ]
 
 JSONObject = dict[str, Any]
@@ -128,7 +130,7 @@ MIGRATIONS: Final = Path(__file__).resolve().parent / "migrations"
 """The Alembic migrations ``create_schema`` applies."""
 BASELINE_REVISION: Final = "0001_baseline"
 """The revision equal to the schema b66276b made without migrations."""
-HEAD_REVISION: Final = "0002_matches_created_at"
+HEAD_REVISION: Final = "0003_groups"
 """The newest migration (a test checks it is Alembic's head): a database already there starts
 without loading Alembic at all, which would add a quarter of a second to every worker's start."""
 
@@ -158,6 +160,43 @@ events_table = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.UniqueConstraint("match_id", "idempotency_key", name="uq_events_idempotency_key"),
     sa.CheckConstraint("seq >= 1", name="ck_events_seq_positive"),
+)
+
+
+MAX_ROSTER: Final = 64
+"""Most players a group's roster keeps: a club, not a city."""
+
+groups_table = sa.Table(
+    "groups",
+    _metadata,
+    sa.Column("id", sa.String(MAX_ID_CHARS), primary_key=True),
+    sa.Column("viewer_id", sa.String(MAX_ID_CHARS), nullable=False, unique=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("roster", sa.Text, nullable=False),  # JSON list of names, in the order they joined
+    sa.Column("rules", sa.Text, nullable=False),  # JSON object: the house rules new matches start with
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+group_matches_table = sa.Table(
+    "group_matches",
+    _metadata,
+    # A match belongs to one group at most; a pruned (never played) match leaves its group with it.
+    sa.Column("match_id", sa.String(MAX_ID_CHARS), sa.ForeignKey("matches.id", ondelete="CASCADE"),
+              primary_key=True),
+    sa.Column("group_id", sa.String(MAX_ID_CHARS), sa.ForeignKey("groups.id"), nullable=False),
+    sa.Index("ix_group_matches_group_id", "group_id"),
+)
+
+match_summaries_table = sa.Table(
+    "match_summaries",
+    _metadata,
+    # What a match adds to its group's records (scorer.records), as of event ``seq``: a cache,
+    # rebuilt from the events whenever the match has moved on or the summary's version changed.
+    sa.Column("match_id", sa.String(MAX_ID_CHARS), sa.ForeignKey("matches.id", ondelete="CASCADE"),
+              primary_key=True),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("summary", sa.Text, nullable=False),
 )
 
 
@@ -210,6 +249,54 @@ class StoreUnavailable(StoreError):
 
 class InvalidRecord(StoreError, ValueError):
     """Settings, an event or an idempotency key the store cannot keep as given."""
+
+
+class GroupNotFound(StoreError, LookupError):
+    """No group has the given id (or viewer id)."""
+
+
+class AlreadyStored(StoreError, ValueError):
+    """An import names a group or match id this database already holds: nothing was stored."""
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRecord:
+    """A group as stored: scorer id, viewer id, name, roster, house rules, creation time."""
+
+    id: str
+    viewer_id: str
+    name: str
+    roster: list[str]
+    rules: JSONObject
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedGroup:
+    """A group found by one of its links, and whether that link was its scorer id."""
+
+    record: GroupRecord
+    scorer: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GroupMatch:
+    """One match of a group with its last ``seq`` and its stored summary (text, the seq and
+    version it was made at; None when none is stored)."""
+
+    record: MatchRecord
+    last_seq: int
+    summary: str | None
+    summary_seq: int | None
+    summary_version: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchExport:
+    """A match and its whole log, as an export holds it."""
+
+    record: MatchRecord
+    events: list[StoredEvent]
 
 
 @dataclass(frozen=True, slots=True)
@@ -485,6 +572,199 @@ class Store:
             return False
         return True
 
+    # ------------------------------------------------------------------------------ groups
+
+    def create_group(self, name: str, roster: list[str], rules: JSONObject) -> GroupRecord:
+        """Store a new group with fresh unguessable scorer and viewer ids (the caller has
+        validated the name, roster and rules)."""
+        record = GroupRecord(
+            id=secrets.token_urlsafe(ID_BYTES), viewer_id=secrets.token_urlsafe(ID_BYTES), name=name,
+            roster=list(roster), rules=json.loads(_dump(rules, "group rules")), created_at=self._clock(),
+        )
+        self._run(lambda conn: _insert_group(conn, record), write=True)
+        return record
+
+    def group_by_link(self, token: str) -> LinkedGroup:
+        """The group whose scorer id or viewer id is ``token``; :class:`GroupNotFound` if neither."""
+        return self._run(lambda conn: _find_group(conn, token), write=False)
+
+    def add_to_roster(self, group_id: str, names: list[str]) -> GroupRecord:
+        """Add ``names`` not yet on the group's roster (compared ignoring case) to its end."""
+
+        def work(conn: Connection) -> GroupRecord:
+            found = _find_group(conn, group_id)
+            if not found.scorer:
+                raise GroupNotFound(f"no group with id {_clip(group_id)}")
+            roster = _joined(found.record.roster, names)
+            conn.execute(sa.update(groups_table).where(groups_table.c.id == group_id)
+                         .values(roster=json.dumps(roster, ensure_ascii=False)))
+            return GroupRecord(**{**_fields(found.record), "roster": roster})
+
+        return self._run(work, write=True)
+
+    def create_group_match(self, group_id: str, settings: JSONObject) -> MatchRecord:
+        """Store a new match in the group, its players joining the roster, in one transaction."""
+        text = _dump(settings, "match settings")
+        record = MatchRecord(id=secrets.token_urlsafe(ID_BYTES), viewer_id=secrets.token_urlsafe(ID_BYTES),
+                             settings=json.loads(text), created_at=self._clock())
+        names = [str(n) for n in record.settings.get("players", [])]
+
+        def work(conn: Connection) -> MatchRecord:
+            found = _find_group(conn, group_id)
+            if not found.scorer:
+                raise GroupNotFound(f"no group with id {_clip(group_id)}")
+            roster = _joined(found.record.roster, names)
+            conn.execute(matches_table.insert().values(
+                id=record.id, viewer_id=record.viewer_id, settings=text, created_at=record.created_at))
+            conn.execute(group_matches_table.insert().values(match_id=record.id, group_id=group_id))
+            if roster != found.record.roster:
+                conn.execute(sa.update(groups_table).where(groups_table.c.id == group_id)
+                             .values(roster=json.dumps(roster, ensure_ascii=False)))
+            return record
+
+        return self._run(work, write=True)
+
+    def group_matches(self, group_id: str) -> list[GroupMatch]:
+        """The group's matches, oldest first, each with its last ``seq`` and stored summary, in
+        one query (the page then replays only the matches whose summary is behind)."""
+
+        def work(conn: Connection) -> list[GroupMatch]:
+            m, e, gm, su = matches_table.c, events_table.c, group_matches_table.c, match_summaries_table.c
+            last = (sa.select(e.match_id, sa.func.max(e.seq).label("last_seq")).group_by(e.match_id)
+                    .where(e.match_id.in_(sa.select(gm.match_id).where(gm.group_id == group_id))).subquery())
+            rows = conn.execute(
+                sa.select(matches_table, sa.func.coalesce(last.c.last_seq, 0).label("last_seq"),
+                          su.summary, su.seq.label("summary_seq"), su.version.label("summary_version"))
+                .select_from(gm_join(gm, m, last, su))
+                .where(gm.group_id == group_id)
+                .order_by(m.created_at, m.id)
+            ).all()
+            return [GroupMatch(_match_record(row), int(row.last_seq), row.summary, row.summary_seq,
+                               row.summary_version) for row in rows]
+
+        def gm_join(gm: Any, m: Any, last: Any, su: Any) -> Any:
+            return (group_matches_table.join(matches_table, m.id == gm.match_id)
+                    .outerjoin(last, last.c.match_id == gm.match_id)
+                    .outerjoin(match_summaries_table, su.match_id == gm.match_id))
+
+        return self._run(work, write=False)
+
+    def save_summaries(self, summaries: list[tuple[str, int, int, str]]) -> None:
+        """Keep ``(match id, seq, version, summary JSON)`` for each match, replacing older ones."""
+        if not summaries:
+            return
+
+        def work(conn: Connection) -> None:
+            ids = [match_id for match_id, *_ in summaries]
+            conn.execute(sa.delete(match_summaries_table).where(match_summaries_table.c.match_id.in_(ids)))
+            conn.execute(match_summaries_table.insert(), [
+                {"match_id": i, "seq": seq, "version": version, "summary": text}
+                for i, seq, version, text in summaries
+            ])
+
+        self._run(work, write=True)
+
+    def export_group(self, group_id: str) -> tuple[GroupRecord, list[MatchExport]]:
+        """The group (by scorer or viewer id) and every match of it with its whole log, read in
+        one transaction, so the copy is of one moment even while phones append."""
+
+        def work(conn: Connection) -> tuple[GroupRecord, list[MatchExport]]:
+            self._snapshot(conn)
+            group = _find_group(conn, group_id).record
+            gm = group_matches_table.c
+            rows = conn.execute(
+                sa.select(matches_table).join(group_matches_table, gm.match_id == matches_table.c.id)
+                .where(gm.group_id == group.id).order_by(matches_table.c.created_at, matches_table.c.id)
+            ).all()
+            return group, [MatchExport(_match_record(r), _events(conn, r.id, 0)) for r in rows]
+
+        return self._run(work, write=False)
+
+    def export_match(self, token: str) -> MatchExport:
+        """A match (by scorer or viewer id) with its whole log, read in one transaction."""
+
+        def work(conn: Connection) -> MatchExport:
+            self._snapshot(conn)
+            record = _find_link(conn, token).record
+            return MatchExport(record, _events(conn, record.id, 0))
+
+        return self._run(work, write=False)
+
+    def import_records(self, group: GroupRecord | None, matches: list[MatchExport]) -> None:
+        """Store an exported group (or none) and matches exactly as they were, ids and times
+        included, in one transaction: :class:`AlreadyStored` (and nothing stored) when any of
+        their ids is already here."""
+        group_rows = []
+        if group is not None:
+            group_rows.append({"id": group.id, "viewer_id": group.viewer_id, "name": group.name,
+                               "roster": json.dumps(group.roster, ensure_ascii=False),
+                               "rules": _dump(group.rules, "group rules"), "created_at": group.created_at})
+        match_rows, event_rows = [], []
+        for item in matches:
+            r = item.record
+            match_rows.append({"id": r.id, "viewer_id": r.viewer_id,
+                               "settings": _dump(r.settings, "match settings"), "created_at": r.created_at})
+            for e in item.events:
+                event_rows.append({"match_id": r.id, "seq": e.seq, "event": _dump(e.event, "event"),
+                                   "idempotency_key": e.idempotency_key, "created_at": e.created_at})
+
+        def work(conn: Connection) -> None:
+            g, m = groups_table.c, matches_table.c
+            if group is not None:
+                tokens = [group.id, group.viewer_id]
+                taken = conn.execute(
+                    sa.select(g.id).where(sa.or_(g.id.in_(tokens), g.viewer_id.in_(tokens)))
+                ).first()
+                if taken is not None:
+                    raise AlreadyStored(
+                        f"group {group.name!r} is already here (the same id): nothing was imported")
+            ids = [r["id"] for r in match_rows] + [r["viewer_id"] for r in match_rows]
+            for chunk in range(0, len(ids), 500):
+                part = ids[chunk:chunk + 500]
+                taken = conn.execute(
+                    sa.select(m.id).where(sa.or_(m.id.in_(part), m.viewer_id.in_(part)))
+                ).first()
+                if taken is not None:
+                    raise AlreadyStored(
+                        f"match {taken.id[:8]}… is already here (the same id): nothing was imported")
+            if group_rows:
+                conn.execute(groups_table.insert(), group_rows)
+            if match_rows:
+                conn.execute(matches_table.insert(), match_rows)
+            if event_rows:
+                conn.execute(events_table.insert(), event_rows)
+            if group is not None and match_rows:
+                conn.execute(group_matches_table.insert(),
+                             [{"match_id": r["id"], "group_id": group.id} for r in match_rows])
+
+        self._run(work, write=True)
+
+    def backup(self, path: str | Path) -> None:
+        """Write a consistent copy of the SQLite database to ``path`` with SQLite's online backup
+        API, while other connections go on reading and writing (PostgreSQL: use pg_dump)."""
+        if self._backend != "sqlite":
+            raise StoreError("backup copies an SQLite file; back up PostgreSQL with pg_dump")
+        target = Path(path)
+        if target.exists():
+            raise StoreError(f"{target} already exists: give a new file name")
+        raw = self._engine.raw_connection()
+        try:
+            source = raw.driver_connection
+            assert isinstance(source, sqlite3.Connection)
+            copy = sqlite3.connect(target)
+            try:
+                source.backup(copy)
+            finally:
+                copy.close()
+        finally:
+            raw.close()
+
+    def _snapshot(self, conn: Connection) -> None:
+        # Several reads that must see one moment: SQLite's read transaction already does;
+        # PostgreSQL's default (read committed) lets each statement see newer commits.
+        if self._backend == "postgresql":
+            conn.execute(sa.text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"))
+
     def close(self) -> None:
         """Close every pooled connection; the store reconnects if used again."""
         self._engine.dispose()
@@ -645,6 +925,53 @@ def _find_link(conn: Connection, token: str) -> LinkedMatch:
     raise MatchNotFound(f"no match with id or viewer id {_clip(token)}")
 
 
+def _match_record(row: Any) -> MatchRecord:
+    return MatchRecord(id=row.id, viewer_id=row.viewer_id, settings=json.loads(row.settings),
+                       created_at=_utc(row.created_at))
+
+
+def _insert_group(conn: Connection, record: GroupRecord) -> None:
+    conn.execute(groups_table.insert().values(
+        id=record.id, viewer_id=record.viewer_id, name=record.name,
+        roster=json.dumps(record.roster, ensure_ascii=False), rules=_dump(record.rules, "group rules"),
+        created_at=record.created_at,
+    ))
+
+
+def _fields(record: GroupRecord) -> dict[str, Any]:
+    return {"id": record.id, "viewer_id": record.viewer_id, "name": record.name, "roster": record.roster,
+            "rules": record.rules, "created_at": record.created_at}
+
+
+def _joined(roster: list[str], names: list[str]) -> list[str]:
+    """``roster`` with the ``names`` it lacks (ignoring case) added at the end."""
+    out = list(roster)
+    known = {n.casefold() for n in out}
+    for name in names:
+        if name.casefold() not in known:
+            out.append(name)
+            known.add(name.casefold())
+    if len(out) > MAX_ROSTER:
+        raise InvalidRecord(f"a group's roster holds at most {MAX_ROSTER} players")
+    return out
+
+
+def _find_group(conn: Connection, token: str) -> LinkedGroup:
+    if not (isinstance(token, str) and _ID_SHAPE.fullmatch(token)):
+        raise GroupNotFound(f"no group with id or viewer id {_clip(token)}")
+    g = groups_table.c
+    rows = conn.execute(sa.select(groups_table).where(sa.or_(g.id == token, g.viewer_id == token))).all()
+    # As for matches: the index finds the rows, the constant-time check confirms the exact id.
+    for scorer, column in ((True, "id"), (False, "viewer_id")):
+        for row in rows:
+            if hmac.compare_digest(row._mapping[column], token):
+                record = GroupRecord(id=row.id, viewer_id=row.viewer_id, name=row.name,
+                                     roster=json.loads(row.roster), rules=json.loads(row.rules),
+                                     created_at=_utc(row.created_at))
+                return LinkedGroup(record, scorer)
+    raise GroupNotFound(f"no group with id or viewer id {_clip(token)}")
+
+
 def _require_match(conn: Connection, match_id: str) -> None:
     if not (isinstance(match_id, str) and _ID_SHAPE.fullmatch(match_id)):
         raise MatchNotFound(f"no match with id {_clip(match_id)}")
@@ -773,18 +1100,34 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m store prune [--url URL] [--older-than-hours H]``: delete the matches never
     played (no event) that are older than H hours (24), in the database at ``URL`` (else
     ``DATABASE_URL``, else ``muggins.sqlite`` in ``MUGGINS_INSTANCE`` or ``instance/``, as the
-    app finds it); prints how many."""
+    app finds it); prints how many.
+
+    ``python -m store backup FILE [--url URL]``: write a consistent copy of the SQLite database to
+    the new file ``FILE`` with SQLite's online backup API, safe while the app runs and writes
+    (for PostgreSQL use ``pg_dump``)."""
     import argparse
     import os
 
     parser = argparse.ArgumentParser(prog="python -m store", description="Match store maintenance.")
     commands = parser.add_subparsers(dest="command", required=True)
-    prune = commands.add_parser("prune", help="delete matches never played, older than a day")
     instance = os.environ.get("MUGGINS_INSTANCE") or Path(__file__).resolve().parent / "instance"
-    prune.add_argument("--url", default=os.environ.get("DATABASE_URL")
-                       or f"sqlite:///{Path(instance) / 'muggins.sqlite'}")
+    default_url = os.environ.get("DATABASE_URL") or f"sqlite:///{Path(instance) / 'muggins.sqlite'}"
+    prune = commands.add_parser("prune", help="delete matches never played, older than a day")
+    prune.add_argument("--url", default=default_url)
     prune.add_argument("--older-than-hours", type=float, default=UNPLAYED_MATCH_TTL.total_seconds() / 3600)
+    backup = commands.add_parser("backup", help="copy the SQLite database to a new file, while it runs")
+    backup.add_argument("file", type=Path)
+    backup.add_argument("--url", default=default_url)
     args = parser.parse_args(argv)
+    if args.command == "backup":
+        try:
+            with Store(args.url) as store:
+                store.backup(args.file)
+        except (StoreError, ValueError, sqlite3.Error) as err:
+            print(f"python -m store: {err}", file=sys.stderr)
+            return 2
+        print(f"copied the database to {args.file}")
+        return 0
     if not args.older_than_hours >= 0:
         parser.error(f"--older-than-hours must be 0 or more, not {args.older_than_hours}")
     try:

@@ -199,3 +199,29 @@ def test_the_app_upgrades_its_database_at_start(tmp_path: Path) -> None:
         assert page.status_code == 200
     finally:
         app.extensions["muggins.store"].close()
+
+
+def test_a_database_at_the_previous_revision_gets_groups_with_every_match_intact(old_url: str) -> None:
+    # b66276b's matches, brought to 0002 (the revision before groups) by that revision's own
+    # migrations, then started by today's store: the groups' tables appear, no match changes.
+    engine = sa.create_engine(old_url)
+    try:
+        with engine.begin() as conn:
+            config = store_module._alembic_config(conn)
+            command.stamp(config, BASELINE_REVISION)
+            command.upgrade(config, "0002_matches_created_at")
+            assert "groups" not in sa.inspect(conn).get_table_names()
+    finally:
+        engine.dispose()
+    with Store(old_url) as store:
+        assert schema_revision(store) == "0002_matches_created_at"
+        store.create_schema()
+        assert schema_revision(store) == HEAD == "0003_groups"
+        check_every_match(store)
+        # An old match is standalone: in no group. A new group can hold new matches beside it.
+        group = store.create_group("Family", ["Ann", "Bob"], {"target": 121})
+        made = store.create_group_match(group.id, {"players": ["Ann", "Cat"]})
+        assert [m.record.id for m in store.group_matches(group.id)] == [made.id]
+        assert store.group_by_link(group.viewer_id).record.roster == ["Ann", "Bob", "Cat"]
+        check_every_match(store)
+    assert differences(old_url, schema_metadata()) == []
