@@ -47,6 +47,9 @@ class Table:
             assert self.client.post(f"/api/matches/{self.scorer}/events",
                                     json={"after": seq, "event": event}).status_code == 201
         self.csrf = csrf_of(self.client.get("/matches"))
+        # A group too, so its pages are among those checked (its routes take ``group_token``).
+        self.group: str = self.client.post("/api/groups", json={"name": "Club", "players": ["Ann", "Bob"]}
+                                           ).get_json()["id"]
 
     def rows(self) -> tuple[int, int]:
         """Rows in the two tables (any write shows here)."""
@@ -55,7 +58,7 @@ class Table:
     def url(self, rule: Rule, token: str) -> str:
         """``rule`` with ``token`` as its link and harmless values for the rest."""
         values = {"token": token, "seq": "1", "kind": "hand", "hand": "5H-5C-5S-JD", "starter": "5D",
-                  "filename": "css/app.css"}
+                  "filename": "css/app.css", "group_token": self.group}
         path = rule.rule
         for name in rule.arguments:
             path = re.sub(rf"<(?:[^:>]+:)?{name}>", values[name], path)

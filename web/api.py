@@ -134,8 +134,14 @@ def _state_json(match: Match, seq: int) -> dict[str, Any]:
 
 @bp.post("/matches")
 def create_match() -> Response:
-    """Settings (``{"players": ["Ann", "Bob"], "target": 121, ...}``) → the new match's ids and links."""
-    settings = new_settings_json(body())
+    """Settings (``{"players": ["Ann", "Bob"], "target": 121, ...}``) → the new match's ids and links;
+    with ``"group": "<scorer id>"`` the match is the group's and starts with its rules."""
+    data = body()
+    if "group" in data:
+        from web.groups.api import create_group_match  # the groups' routes import this module
+
+        return create_group_match(field(data, "group", str, '"group": "<the group\'s scorer id>"'), data)
+    settings = new_settings_json(data)
     record = get_store().create_match(settings)
     resp = jsonify({
         "id": record.id,

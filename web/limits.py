@@ -53,7 +53,13 @@ MATCH_CREATION_LIMIT = "20 per minute; 200 per day"
 5 s. (A club on one network behind one address should raise it: ``MUGGINS_RATE_MATCHES``.)"""
 PHOTO_LIMIT = "30 per minute"
 """Photos one client address may have read: each costs up to 3 s of a decoder's CPU."""
-MATCH_CREATION_ENDPOINTS = ("matches.create", "api.create_match")
+MATCH_CREATION_ENDPOINTS = ("matches.create", "api.create_match", "groups.new_match")
+GROUP_CREATION_LIMIT = "10 per minute; 100 per day"
+"""New groups (and imports) one client address may make: a table makes one for years of play."""
+GROUP_CREATION_ENDPOINTS = ("groups.create", "api.create_group", "api.import_export")
+IMPORT_BODY_MAX_BYTES = PHOTO_BODY_MAX_BYTES
+"""Largest import (15 MB, the server's overall limit): a group's export is a few kB a game."""
+IMPORT_ENDPOINTS = frozenset({"api.import_export"})
 
 _LIMITER = "muggins.limiter"
 
@@ -96,6 +102,8 @@ def body_limit(endpoint: str | None) -> int:
     """The largest body ``endpoint`` takes, in bytes (never more than ``MAX_CONTENT_LENGTH``)."""
     if endpoint in PHOTO_ENDPOINTS:
         limit = PHOTO_BODY_MAX_BYTES
+    elif endpoint in IMPORT_ENDPOINTS:
+        limit = IMPORT_BODY_MAX_BYTES
     elif endpoint and endpoint.startswith("api."):
         limit = JSON_BODY_MAX_BYTES
     else:
@@ -198,9 +206,12 @@ def limit_routes(app: Flask) -> None:
     app.extensions[_LIMITER] = limiter
     matches = app.config.get("MUGGINS_RATE_MATCHES", MATCH_CREATION_LIMIT)
     photos = app.config.get("MUGGINS_RATE_PHOTOS", PHOTO_LIMIT)
+    groups = app.config.get("MUGGINS_RATE_GROUPS", GROUP_CREATION_LIMIT)
     _limit_views(app, limiter, MATCH_CREATION_ENDPOINTS, "new-match", matches,
                  f"too many new matches from this device (the limit is {matches}): wait a minute, "
                  "or keep scoring the match already open")
+    _limit_views(app, limiter, GROUP_CREATION_ENDPOINTS, "new-group", groups,
+                 f"too many new groups from this device (the limit is {groups}): wait a minute")
     _limit_views(app, limiter, PHOTO_ENDPOINTS, "photo", photos,
                  f"too many photos from this device (the limit is {photos}): wait a minute, "
                  "or type the cards")

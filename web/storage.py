@@ -47,7 +47,7 @@ def init_store(app: Flask) -> None:
 
 def _schema_when_back() -> None:
     # Only the areas that keep matches wait for the store; the calculators never need it.
-    if (current_app.extensions.get(_SCHEMA_PENDING) and request.blueprint in ("matches", "api")
+    if (current_app.extensions.get(_SCHEMA_PENDING) and request.blueprint in ("matches", "groups", "api")
             and request.endpoint not in STORELESS_ENDPOINTS):
         get_store().create_schema()  # StoreUnavailable again: this request is a 503
         current_app.extensions[_SCHEMA_PENDING] = False

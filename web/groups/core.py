@@ -1,0 +1,218 @@
+"""A group's rules, roster and records: validating what a client sends, and reading the records
+through the per-match summaries the store keeps.
+
+The records of a group are the sum of what each of its matches adds (``scorer.records``). Each
+match's summary is stored beside it with the ``seq`` it was made at, so a group page asks the
+store for every match's last ``seq`` and its summary in one query, and replays only the matches
+that moved on since (usually one, or none): a page costs the same whether the group has played
+ten games or a thousand.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from scorer.errors import MatchError
+from scorer.match import MAX_NAME_LENGTH, Match, Settings, check_new_names, new_settings_json
+from scorer.records import SUMMARY_VERSION, GroupRecords, MatchSummary, group_records, summarise
+from scorer.rules import ThreePlayerSkunk
+from store import GroupMatch, GroupRecord, MatchRecord, Store
+
+__all__ = [
+    "MAX_GROUP_NAME",
+    "DEFAULT_RULES",
+    "GroupError",
+    "clean_group_name",
+    "clean_roster",
+    "group_rules_json",
+    "match_settings_for_group",
+    "GroupView",
+    "group_view",
+]
+
+MAX_GROUP_NAME: Final = 60
+"""Longest group name in characters: a page title on a phone."""
+RULE_KEYS: Final = ("target", "preset", "custom", "length", "muggins", "three_player_skunk", "scores_only")
+"""The house rules a group keeps: a match's settings but its players and first dealer, plus
+whether the table enters scores only or cards (kept for the screen that will use it)."""
+DEFAULT_RULES: Final[dict[str, object]] = {
+    "target": 121,
+    "preset": "home",
+    "custom": None,
+    "length": {"kind": "best_of", "games": 1},
+    "muggins": False,
+    "three_player_skunk": "runner-up",
+    "scores_only": False,
+}
+
+
+class GroupError(ValueError):
+    """A group name, roster, rule or player list that cannot be used; the message says why."""
+
+
+def clean_group_name(raw: object) -> str:
+    """The group's name with spaces tidied, or ``GroupError``."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise GroupError("the group needs a name, like “The Thursday club”")
+    name = " ".join(raw.split())
+    if len(name) > MAX_GROUP_NAME:
+        raise GroupError(f"the group's name is longer than {MAX_GROUP_NAME} characters")
+    try:
+        check_new_names([name])
+    except MatchError as e:
+        raise GroupError(str(e).replace("player 1", "the group")) from None
+    return name
+
+
+def clean_roster(raw: object, *, at_least: int = 0) -> list[str]:
+    """Player names tidied, each once (ignoring case), each one a match could take."""
+    if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
+        raise GroupError('players must be a list of names, like ["Ann", "Bob"]')
+    out: list[str] = []
+    for i, name in enumerate(raw, 1):
+        clean = " ".join(name.split())
+        if not clean:
+            raise GroupError(f"player {i} needs a name")
+        if len(clean) > MAX_NAME_LENGTH:
+            raise GroupError(f"player {i}'s name is longer than {MAX_NAME_LENGTH} characters: {clean!r}")
+        if clean.casefold() in (p.casefold() for p in out):
+            raise GroupError(f"two players are called {clean!r}: give each a different name")
+        out.append(clean)
+    try:
+        check_new_names(out)
+    except MatchError as e:
+        raise GroupError(str(e)) from None
+    if len(out) < at_least:
+        raise GroupError(f"a group needs at least {at_least} players")
+    return out
+
+
+def group_rules_json(raw: object) -> dict[str, object]:
+    """The house rules, validated and normalised (``DEFAULT_RULES`` for whatever is left out)."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise GroupError('rules must be an object, like {"target": 121, "preset": "home"}')
+    unknown = sorted(set(raw) - set(RULE_KEYS))
+    if unknown:
+        raise GroupError(f"unknown rule {unknown[0]!r}: the rules are {', '.join(RULE_KEYS)}")
+    rules = {**DEFAULT_RULES, **raw}
+    judging = rules["three_player_skunk"]
+    if judging not in [c.value for c in ThreePlayerSkunk]:
+        raise GroupError(f"three_player_skunk must be runner-up or each-loser, not {judging!r}")
+    if not isinstance(rules["scores_only"], bool):
+        raise GroupError(f"scores_only must be true or false, not {rules['scores_only']!r}")
+    try:
+        probe = Settings.from_json(
+            {k: rules[k] for k in ("target", "preset", "custom", "length", "muggins")}
+            | {"players": ["A", "B"]}
+        ).to_json()
+    except MatchError as e:
+        raise GroupError(str(e)) from None
+    return {
+        **{k: probe[k] for k in ("target", "preset", "custom", "length", "muggins")},
+        "three_player_skunk": judging,
+        "scores_only": rules["scores_only"],
+    }
+
+
+def match_settings_for_group(
+    group: GroupRecord, players: Sequence[object], given: Mapping[str, object] | None = None
+) -> dict[str, object]:
+    """A new match's settings: the group's rules, then anything ``given`` (the API's body), with
+    roster names spelt as the roster spells them and new names as given (they join the roster)."""
+    if not isinstance(players, list | tuple) or not all(isinstance(p, str) for p in players):
+        raise GroupError('players must be a list of names, like ["Ann", "Bob"]')
+    by_fold = {n.casefold(): n for n in group.roster}
+    names = [by_fold.get(" ".join(p.split()).casefold(), p) for p in players]
+    rules = {k: v for k, v in group.rules.items() if k != "scores_only"}
+    data: dict[str, object] = {**rules, **(given or {}), "players": names}
+    data.pop("scores_only", None)
+    # The group's choice is for three players; another table leaves it out unless asked outright.
+    if len(names) != 3 and (
+        data.get("three_player_skunk") == "runner-up" or "three_player_skunk" not in (given or {})
+    ):
+        data.pop("three_player_skunk", None)
+    try:
+        return new_settings_json(data)
+    except MatchError as e:
+        raise GroupError(str(e)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class GroupView:
+    """What a group page shows: the group, its matches (oldest first) with their summaries, and
+    the records they add up to."""
+
+    group: GroupRecord
+    can_write: bool
+    matches: list[tuple[MatchRecord, int, MatchSummary]]
+    records: GroupRecords
+
+
+def summaries_for(store: Store, rows: list[GroupMatch]) -> list[MatchSummary]:
+    """Each match's summary: the stored one when it is at the match's last seq and of this
+    version, else made from the events and stored for the next page."""
+    out: list[MatchSummary] = []
+    fresh: list[tuple[str, int, int, str]] = []
+    for row in rows:
+        summary = None
+        if (
+            row.summary is not None
+            and row.summary_seq == row.last_seq
+            and row.summary_version == SUMMARY_VERSION
+        ):
+            summary = MatchSummary.from_json(json.loads(row.summary))
+        if summary is None:
+            events = store.events(row.record.id)
+            match = Match(row.record.settings, [e.event for e in events])
+            summary = summarise(match, [e.created_at for e in events])
+            fresh.append(
+                (
+                    row.record.id,
+                    events[-1].seq if events else 0,
+                    SUMMARY_VERSION,
+                    json.dumps(summary.to_json(), ensure_ascii=False, separators=(",", ":")),
+                )
+            )
+        out.append(summary)
+    store.save_summaries(fresh)
+    return out
+
+
+def group_view(store: Store, token: str) -> GroupView:
+    """The group behind a scorer or viewer link with its records (``GroupNotFound`` if none)."""
+    linked = store.group_by_link(token)
+    rows = store.group_matches(linked.record.id)
+    summaries = summaries_for(store, rows)
+    matches = [(row.record, row.last_seq, s) for row, s in zip(rows, summaries, strict=True)]
+    return GroupView(linked.record, linked.scorer, matches, group_records(linked.record.roster, summaries))
+
+
+def records_json(view: GroupView, links: Mapping[str, Any]) -> dict[str, object]:
+    """The API's JSON of a group and its records."""
+    return {
+        "name": view.group.name,
+        "roster": view.group.roster,
+        "rules": view.group.rules,
+        "can_write": view.can_write,
+        "players": [p.to_json() for p in view.records.players],
+        "head_to_head": [h.to_json() for h in view.records.head_to_head],
+        "big_hands": [b.to_json() for b in view.records.big_hands],
+        "matches": [
+            {
+                "id": record.id if view.can_write else None,
+                "viewer_id": record.viewer_id,
+                "players": record.settings.get("players"),
+                "created_at": record.created_at.isoformat(),
+                "seq": seq,
+                "games": [g.to_json() for g in summary.games],
+                "winners": list(summary.winners),
+                "links": links.get(record.viewer_id, {}),
+            }
+            for record, seq, summary in reversed(view.matches)
+        ],
+    }
