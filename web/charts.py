@@ -110,7 +110,9 @@ def _axes(
     out.append(f'<line class="base" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{base}" y2="{base}"/>')
     for value, label in x_ticks:
         x = _num(frame.x(value))
-        out.append(f'<text x="{x}" y="{HEIGHT - BOTTOM + 14}" text-anchor="middle">{escape(label)}</text>')
+        # A label at the right edge ends there, so it is never cut off at 360 px.
+        anchor = "end" if frame.x(value) > WIDTH - RIGHT - 20 else "middle"
+        out.append(f'<text x="{x}" y="{HEIGHT - BOTTOM + 14}" text-anchor="{anchor}">{escape(label)}</text>')
     out.append("</g>")
     return out
 
@@ -142,11 +144,13 @@ def line_chart(
     rules: Sequence[tuple[float, str]] = (),
     x_label: str = "",
     y_format: str = "{}",
+    whole: bool = False,
 ) -> str:
     """Lines through each series' points (x from 0 to ``x_max``, y from 0 to ``y_max``), with
-    dashed horizontal ``rules`` (a skunk line) labelled at the right."""
+    dashed horizontal ``rules`` (a skunk line) labelled at the right; ``whole``: y counts things,
+    so its ticks are whole numbers."""
     frame = _Frame(x_max, max([float(y_max), *(float(v) for v, _ in rules)]))
-    ticks = nice_ticks(frame.y_max)
+    ticks = [t for t in nice_ticks(frame.y_max) if not whole or t == int(t)]
     x_ticks = [(0.0, "0"), (frame.x_max, f"{_num(frame.x_max)} {x_label}".strip())]
     out = _open(title, desc, "line-chart") + _axes(frame, ticks, x_ticks, y_format)
     for value, label in rules:

@@ -174,7 +174,7 @@ def chance_chart(records: GroupRecords, name: str) -> str:
         f"{name}'s hands against chance",
         desc,
         [str(t) for t in SHOW_TOTALS],
-        [(f"{name} ({hands} hands)", mine), ("every deal", list(_chance()))],
+        [(f"{name} ({hands} hand{'' if hands == 1 else 's'})", mine), ("every deal", list(_chance()))],
         y_format="{:.0%}",
     )
 
@@ -185,10 +185,11 @@ def wins_chart(records: GroupRecords) -> str:
     wins = dict.fromkeys(names, 0)
     series: dict[str, list[tuple[float, float]]] = {n: [(0, 0)] for n in names}
     for i, game in enumerate(records.games, 1):
-        for n in game.winners:
-            if n in wins:
-                wins[n] += 1
-                series[n].append((i, wins[n]))
+        for n in names:
+            before = wins[n]
+            wins[n] += int(n in game.winners)
+            if wins[n] != before:  # a step: level until this game, up at it
+                series[n] += [(i - 1, before), (i, wins[n])]
     for n in names:
         series[n].append((len(records.games), wins[n]))
     first = records.games[0].when if records.games else None
@@ -202,6 +203,7 @@ def wins_chart(records: GroupRecords) -> str:
         x_max=len(records.games),
         y_max=max(wins.values(), default=0) or 1,
         x_label="games",
+        whole=True,
     )
 
 
