@@ -630,22 +630,19 @@ class Store:
 
         def work(conn: Connection) -> list[GroupMatch]:
             m, e, gm, su = matches_table.c, events_table.c, group_matches_table.c, match_summaries_table.c
-            last = (sa.select(e.match_id, sa.func.max(e.seq).label("last_seq")).group_by(e.match_id)
-                    .where(e.match_id.in_(sa.select(gm.match_id).where(gm.group_id == group_id))).subquery())
+            # One backward scan of the events' primary key per match (as _find_link does), so the
+            # cost follows the number of matches, never the number of events stored.
+            last = (sa.select(sa.func.coalesce(sa.func.max(e.seq), 0)).where(e.match_id == m.id)
+                    .scalar_subquery())
+            joined = (group_matches_table.join(matches_table, m.id == gm.match_id)
+                      .outerjoin(match_summaries_table, su.match_id == gm.match_id))
             rows = conn.execute(
-                sa.select(matches_table, sa.func.coalesce(last.c.last_seq, 0).label("last_seq"),
-                          su.summary, su.seq.label("summary_seq"), su.version.label("summary_version"))
-                .select_from(gm_join(gm, m, last, su))
-                .where(gm.group_id == group_id)
-                .order_by(m.created_at, m.id)
+                sa.select(matches_table, last.label("last_seq"), su.summary, su.seq.label("summary_seq"),
+                          su.version.label("summary_version"))
+                .select_from(joined).where(gm.group_id == group_id).order_by(m.created_at, m.id)
             ).all()
             return [GroupMatch(_match_record(row), int(row.last_seq), row.summary, row.summary_seq,
                                row.summary_version) for row in rows]
-
-        def gm_join(gm: Any, m: Any, last: Any, su: Any) -> Any:
-            return (group_matches_table.join(matches_table, m.id == gm.match_id)
-                    .outerjoin(last, last.c.match_id == gm.match_id)
-                    .outerjoin(match_summaries_table, su.match_id == gm.match_id))
 
         return self._run(work, write=False)
 

@@ -11,6 +11,8 @@ ten games or a thousand.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -183,13 +185,35 @@ def summaries_for(store: Store, rows: list[GroupMatch]) -> list[MatchSummary]:
     return out
 
 
+_RECORDS_CACHE_SIZE: Final = 32
+"""Groups whose added-up records each process keeps: a group's records are a pure function of its
+roster and its matches' (id, last seq), so an entry can never be stale, only unused."""
+_records_cache: OrderedDict[tuple[object, ...], tuple[list[MatchSummary], GroupRecords]] = OrderedDict()
+_records_lock = threading.Lock()
+
+
 def group_view(store: Store, token: str) -> GroupView:
-    """The group behind a scorer or viewer link with its records (``GroupNotFound`` if none)."""
+    """The group behind a scorer or viewer link with its records (``GroupNotFound`` if none).
+
+    Two queries (the link, then every match's last seq with its stored summary); the summaries
+    are parsed and added up once per (roster, matches and their seqs) in each process."""
     linked = store.group_by_link(token)
     rows = store.group_matches(linked.record.id)
-    summaries = summaries_for(store, rows)
+    key = (linked.record.id, tuple(linked.record.roster), tuple((r.record.id, r.last_seq) for r in rows))
+    with _records_lock:
+        cached = _records_cache.get(key)
+        if cached is not None:
+            _records_cache.move_to_end(key)
+    if cached is None:
+        summaries = summaries_for(store, rows)
+        cached = (summaries, group_records(linked.record.roster, summaries))
+        with _records_lock:
+            _records_cache[key] = cached
+            while len(_records_cache) > _RECORDS_CACHE_SIZE:
+                _records_cache.popitem(last=False)
+    summaries, records = cached
     matches = [(row.record, row.last_seq, s) for row, s in zip(rows, summaries, strict=True)]
-    return GroupView(linked.record, linked.scorer, matches, group_records(linked.record.roster, summaries))
+    return GroupView(linked.record, linked.scorer, matches, records)
 
 
 def records_json(view: GroupView, links: Mapping[str, Any]) -> dict[str, object]:

@@ -44,6 +44,9 @@ RECENT_LIMIT = 8
 QR_SCALE = 4
 MAX_SEATS = 4
 """Most players at one match (two partnerships)."""
+MATCHES_SHOWN = 20
+"""Matches the page lists, newest first, until asked for all (``?matches=all``): the list is most
+of a long-lived group's page, so a page stays small and fast however many years it holds."""
 SHOW_TOTALS = range(30)
 """The totals a hand can count, 0 to 29 (19, 25, 26 and 27 never happen)."""
 
@@ -273,7 +276,10 @@ def _page(view: GroupView, token: str, errors: dict[str, str], status: int = 200
         wins_svg=wins_chart(records) if records.games else None,
         race_svg=race_chart(picked[1], picked[2]) if picked else None,
         race_pick=(picked[0].viewer_id, picked[2]) if picked else None,
-        matches=[(record, summary) for record, _seq, summary in reversed(view.matches)],
+        matches=[(record, summary) for record, _seq, summary in reversed(view.matches)][
+            : None if request.args.get("matches") == "all" else MATCHES_SHOWN
+        ],
+        match_count=len(view.matches),
         viewer_url=public_url(url_for("groups.page", group_token=view.group.viewer_id)),
         scorer_url=public_url(url_for("groups.page", group_token=view.group.id)) if view.can_write else None,
         token=token,
