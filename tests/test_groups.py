@@ -340,6 +340,56 @@ def _rows(app: Flask) -> dict[str, int]:
     return {t: count_rows(app, t) for t in TABLES}
 
 
+def _fresh_url(backend: str, request: pytest.FixtureRequest, folder: Path, cleanup: list[Any]) -> str:
+    """An empty database of ``backend``: an SQLite file, or a new schema on the session's server."""
+    if backend == "sqlite":
+        return f"sqlite:///{folder / 'db.sqlite'}"
+    import secrets
+
+    import sqlalchemy as sa
+
+    pg_url: str = request.getfixturevalue("pg_url")
+    schema = f"test_{secrets.token_hex(8)}"
+    admin = sa.create_engine(pg_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f"CREATE SCHEMA {schema}"))
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+    cleanup.append(drop)
+    return (
+        sa.make_url(pg_url)
+        .update_query_dict({"options": f"-csearch_path={schema}"})
+        .render_as_string(hide_password=False)
+    )
+
+
+@pytest.fixture(
+    params=[
+        ("sqlite", "sqlite"),
+        pytest.param(("sqlite", "postgresql"), marks=pytest.mark.postgres),
+        pytest.param(("postgresql", "sqlite"), marks=pytest.mark.postgres),
+    ],
+    ids=lambda p: f"{p[0]}-to-{p[1]}",
+)
+def two_apps(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Flask, Flask]]:
+    """Two Muggins on fresh databases of the given backends: export from one, import into the other."""
+    cleanup: list[Any] = []
+    apps = []
+    for i, backend in enumerate(request.param):
+        folder = tmp_path / f"app{i}"
+        folder.mkdir()
+        apps.append(make_app(folder, DATABASE_URL=_fresh_url(backend, request, folder, cleanup)))
+    yield apps[0], apps[1]
+    for application in apps:
+        application.extensions["muggins.store"].close()
+    for drop in cleanup:
+        drop()
+
+
 @settings(
     max_examples=3,
     deadline=None,
@@ -348,30 +398,27 @@ def _rows(app: Flask) -> dict[str, int]:
     phases=[HPhase.explicit, HPhase.reuse, HPhase.generate],
 )
 @given(seed=st.integers(0, 2**32 - 1))
-def test_export_import_export_is_identical(
-    app_on: Flask, tmp_path_factory: pytest.TempPathFactory, seed: int
-) -> None:
+def test_export_import_export_is_identical(two_apps: tuple[Flask, Flask], seed: int) -> None:
     rnd = random.Random(seed)
-    source = app_on.test_client()
+    source, target = (a.test_client() for a in two_apps)
     group = make_group(source, NAMES[:3])
     for _ in range(rnd.randint(1, 2)):
-        play_random_match(source, group["id"], rnd.sample(NAMES[:3], 2), rnd, max_events=60)
+        play_random_match(source, group["id"], rnd.sample(NAMES[:3], rnd.choice([2, 3])), rnd, max_events=80)
     api(source, "POST", "/api/matches", {"group": group["id"], "players": ["Ann", "Cat"]})  # not played yet
     assert source.get(f"/api/groups/{group['viewer_id']}/export").status_code == 403  # holds the scorer links
     first = _export(source, group["id"])
-    # Into a fresh SQLite Muggins (the other backend when the source is PostgreSQL, or itself).
-    other = make_app(tmp_path_factory.mktemp("other"))
-    try:
-        target = other.test_client()
-        resp = target.post("/api/groups/import", data=first, content_type="application/json")
-        assert resp.status_code == 201, resp.get_json()
-        assert _export(target, group["id"]) == first
+    resp = target.post("/api/groups/import", data=first, content_type="application/json")
+    assert resp.status_code == 201, resp.get_json()
+    assert _export(target, group["id"]) == first
+    assert (
+        api(target, "GET", f"/api/groups/{group['id']}")[1]
+        == api(source, "GET", f"/api/groups/{group['id']}")[1]
+    )
+    for match in json.loads(first)["matches"]:
         assert (
-            api(target, "GET", f"/api/groups/{group['id']}")[1]
-            == api(source, "GET", f"/api/groups/{group['id']}")[1]
+            api(target, "GET", f"/api/matches/{match['id']}")[1]
+            == api(source, "GET", f"/api/matches/{match['id']}")[1]
         )
-    finally:
-        other.extensions["muggins.store"].close()
 
 
 def test_a_match_alone_exports_and_imports(client: FlaskClient, tmp_path: Path) -> None:
@@ -625,3 +672,15 @@ def test_backup_copies_the_database_while_it_is_open(
         check=False,
     )
     assert again.returncode == 2 and "already exists" in again.stderr
+
+
+def test_the_page_lists_the_newest_matches_then_all_on_asking(client: FlaskClient) -> None:
+    group = make_group(client, ["Ann", "Bob"])
+    for _ in range(21):
+        assert (
+            api(client, "POST", "/api/matches", {"group": group["id"], "players": ["Ann", "Bob"]})[0] == 201
+        )
+    page = client.get(f"/g/{group['id']}").get_data(as_text=True)
+    assert page.count('<li><a href="/m/') == 20 and "All 21 matches" in page
+    everything = client.get(f"/g/{group['id']}?matches=all").get_data(as_text=True)
+    assert everything.count('<li><a href="/m/') == 21 and "All 21 matches" not in everything
