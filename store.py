@@ -592,7 +592,7 @@ class Store:
         """Add ``names`` not yet on the group's roster (compared ignoring case) to its end."""
 
         def work(conn: Connection) -> GroupRecord:
-            found = _find_group(conn, group_id)
+            found = _find_group(conn, group_id, lock=True)
             if not found.scorer:
                 raise GroupNotFound(f"no group with id {_clip(group_id)}")
             roster = _joined(found.record.roster, names)
@@ -610,7 +610,7 @@ class Store:
         names = [str(n) for n in record.settings.get("players", [])]
 
         def work(conn: Connection) -> MatchRecord:
-            found = _find_group(conn, group_id)
+            found = _find_group(conn, group_id, lock=True)
             if not found.scorer:
                 raise GroupNotFound(f"no group with id {_clip(group_id)}")
             roster = _joined(found.record.roster, names)
@@ -953,11 +953,15 @@ def _joined(roster: list[str], names: list[str]) -> list[str]:
     return out
 
 
-def _find_group(conn: Connection, token: str) -> LinkedGroup:
+def _find_group(conn: Connection, token: str, *, lock: bool = False) -> LinkedGroup:
+    """The group by either id; ``lock`` holds its row until the transaction ends (PostgreSQL: two
+    new matches adding names to one roster never lose each other's; SQLite's write lock already
+    serialises writers)."""
     if not (isinstance(token, str) and _ID_SHAPE.fullmatch(token)):
         raise GroupNotFound(f"no group with id or viewer id {_clip(token)}")
     g = groups_table.c
-    rows = conn.execute(sa.select(groups_table).where(sa.or_(g.id == token, g.viewer_id == token))).all()
+    query = sa.select(groups_table).where(sa.or_(g.id == token, g.viewer_id == token))
+    rows = conn.execute(query.with_for_update() if lock else query).all()
     # As for matches: the index finds the rows, the constant-time check confirms the exact id.
     for scorer, column in ((True, "id"), (False, "viewer_id")):
         for row in rows:

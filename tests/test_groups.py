@@ -684,3 +684,32 @@ def test_the_page_lists_the_newest_matches_then_all_on_asking(client: FlaskClien
     assert page.count('<li><a href="/m/') == 20 and "All 21 matches" in page
     everything = client.get(f"/g/{group['id']}?matches=all").get_data(as_text=True)
     assert everything.count('<li><a href="/m/') == 21 and "All 21 matches" not in everything
+
+
+def test_new_names_from_matches_started_at_once_all_join_the_roster(backend_url: str) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from store import Store
+
+    with Store(backend_url) as store:
+        store.create_schema()
+        group = store.create_group("Club", ["Ann"], {"target": 121})
+        names = [f"Player {i}" for i in range(8)]
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(lambda n: store.create_group_match(group.id, {"players": ["Ann", n]}), names))
+        assert sorted(store.group_by_link(group.id).record.roster) == sorted(["Ann", *names])
+        assert len(store.group_matches(group.id)) == 8
+
+
+def test_two_first_pages_at_once_both_answer(app_on: Flask) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    client = app_on.test_client()
+    group = make_group(client, ["Ann", "Bob"])
+    play_random_match(client, group["id"], ["Ann", "Bob"], random.Random(2), max_events=40)
+    app_on.extensions["muggins.store"].save_summaries([])  # nothing stored yet: both pages summarise
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        codes = list(
+            pool.map(lambda _: app_on.test_client().get(f"/api/groups/{group['id']}").status_code, range(4))
+        )
+    assert codes == [200] * 4

@@ -17,11 +17,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from flask import current_app
+
 from scorer.errors import MatchError
 from scorer.match import MAX_NAME_LENGTH, Match, Settings, check_new_names, new_settings_json
 from scorer.records import SUMMARY_VERSION, GroupRecords, MatchSummary, group_records, summarise
 from scorer.rules import ThreePlayerSkunk
-from store import GroupMatch, GroupRecord, MatchRecord, Store
+from store import GroupMatch, GroupRecord, MatchRecord, Store, StoreError
 
 __all__ = [
     "MAX_GROUP_NAME",
@@ -181,7 +183,12 @@ def summaries_for(store: Store, rows: list[GroupMatch]) -> list[MatchSummary]:
                 )
             )
         out.append(summary)
-    store.save_summaries(fresh)
+    try:
+        store.save_summaries(fresh)
+    except StoreError as err:
+        # Only a cache: another request storing the same summaries first (a key clash), or a
+        # locked database, costs the next page a replay, never this page its answer.
+        current_app.logger.warning("match summaries not stored: %s", err)
     return out
 
 
