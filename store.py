@@ -590,12 +590,20 @@ class Store:
 
     def add_to_roster(self, group_id: str, names: list[str]) -> GroupRecord:
         """Add ``names`` not yet on the group's roster (compared ignoring case) to its end."""
+        return self._change_roster(group_id, lambda roster: _joined(roster, names))
 
+    def remove_from_roster(self, group_id: str, name: str) -> GroupRecord:
+        """Take ``name`` (ignoring case) off the roster: no longer offered for new matches; the
+        matches they played, and so their records, stay."""
+        gone = name.casefold() if isinstance(name, str) else None
+        return self._change_roster(group_id, lambda roster: [n for n in roster if n.casefold() != gone])
+
+    def _change_roster(self, group_id: str, change: Callable[[list[str]], list[str]]) -> GroupRecord:
         def work(conn: Connection) -> GroupRecord:
             found = _find_group(conn, group_id, lock=True)
             if not found.scorer:
                 raise GroupNotFound(f"no group with id {_clip(group_id)}")
-            roster = _joined(found.record.roster, names)
+            roster = change(found.record.roster)
             conn.execute(sa.update(groups_table).where(groups_table.c.id == group_id)
                          .values(roster=json.dumps(roster, ensure_ascii=False)))
             return GroupRecord(**{**_fields(found.record), "roster": roster})

@@ -609,7 +609,7 @@ def test_the_group_page_starts_a_match_from_the_roster(client: FlaskClient, web_
     assert "Ann" in page_text(screen) and "Dee" in page_text(screen)
     body = client.get(page)
     assert body.status_code == 200
-    assert "Ann, Bob, Cat, Dee" in page_text(body)
+    assert text_of(body, "roster-list") == "Ann Remove Bob Remove Cat Remove Dee Remove"
     assert "Ann v Cat v Dee" in text_of(body, "group-matches")
     # The viewer link can neither start a match nor add a player.
     viewer = client.get(page).get_data(as_text=True).split('id="group-viewer-link">')[1].split("<")[0]
@@ -713,3 +713,27 @@ def test_two_first_pages_at_once_both_answer(app_on: Flask) -> None:
             pool.map(lambda _: app_on.test_client().get(f"/api/groups/{group['id']}").status_code, range(4))
         )
     assert codes == [200] * 4
+
+
+def test_the_scorer_takes_a_player_off_the_list_and_their_records_stay(client: FlaskClient) -> None:
+    group = make_group(client, ["Ann", "Bob", "Cat"], {"target": 61})
+    play_random_match(client, group["id"], ["Ann", "Cat"], random.Random(4), max_events=300)
+    token = csrf_token(client)
+    resp = client.post(f"/g/{group['id']}/players", data={"csrf_token": token, "op": "remove", "name": "cat"})
+    assert resp.status_code == 303
+    _, answer = api(client, "GET", f"/api/groups/{group['id']}")
+    assert answer["roster"] == ["Ann", "Bob"]
+    assert "Cat" in [p["name"] for p in answer["players"]]  # her games still count
+    page = client.get(f"/g/{group['id']}")
+    assert (
+        'value="Cat"' not in page.get_data(as_text=True).split('id="new-match-form"')[1].split("</form>")[0]
+    )
+    # A full roster: the 65th name is refused in one line, nothing stored.
+    names = [f"P{i}" for i in range(62)]
+    assert api(client, "POST", "/api/groups", {"name": "Big", "players": [*names, "x", "y", "z"]})[0] == 400
+    big = make_group(client, [*names, "Ann", "Bob"])
+    status, answer = api(client, "POST", "/api/matches", {"group": big["id"], "players": ["Ann", "Zed"]})
+    assert status == 400 and "at most 64 players" in answer["error"]
+    resp = client.post(f"/g/{big['id']}/players", data={"csrf_token": token, "name": "Zed"})
+    assert resp.status_code == 422 and "at most 64 players" in page_text(resp)
+    assert api(client, "GET", f"/api/groups/{big['id']}")[1]["roster"] == [*names, "Ann", "Bob"]

@@ -23,7 +23,7 @@ from scorer.errors import MatchError
 from scorer.match import MAX_NAME_LENGTH, Match, Settings, check_new_names, new_settings_json
 from scorer.records import SUMMARY_VERSION, GroupRecords, MatchSummary, group_records, summarise
 from scorer.rules import ThreePlayerSkunk
-from store import GroupMatch, GroupRecord, MatchRecord, Store, StoreError
+from store import MAX_ROSTER, GroupMatch, GroupRecord, MatchRecord, Store, StoreError
 
 __all__ = [
     "MAX_GROUP_NAME",
@@ -91,6 +91,8 @@ def clean_roster(raw: object, *, at_least: int = 0) -> list[str]:
         raise GroupError(str(e)) from None
     if len(out) < at_least:
         raise GroupError(f"a group needs at least {at_least} players")
+    if len(out) > MAX_ROSTER:
+        raise GroupError(f"a group's roster holds at most {MAX_ROSTER} players")
     return out
 
 

@@ -21,7 +21,7 @@ from scorer.match import Match
 from scorer.records import GroupRecords, race
 from scorer.rules import PRESETS, TARGETS, preset
 from scorer.tables import distribution
-from store import GroupNotFound, GroupRecord, MatchRecord
+from store import GroupNotFound, GroupRecord, InvalidRecord, MatchRecord
 from web.charts import bar_chart, line_chart
 from web.groups.core import (
     GroupError,
@@ -313,9 +313,13 @@ def new_match(group_token: str) -> Response:
             settings = match_settings_for_group(group, players, given)
         except (GroupError, MatchError) as e:
             message = _sentence(str(e))
+    if message is None:
+        try:
+            record = get_store().create_group_match(group.id, settings)
+        except InvalidRecord as e:  # the roster is full
+            message = _sentence(str(e))
     if message is not None:
         return _page(_view(group_token), group_token, {"new_match": message}, 422)
-    record = get_store().create_group_match(group.id, settings)
     recent: list[str] = session.get("matches", [])
     session["matches"] = [record.id, *(t for t in recent if t != record.id)][:8]
     return redirect(url_for("matches.screen", token=record.id), 303)
@@ -323,12 +327,15 @@ def new_match(group_token: str) -> Response:
 
 @bp.post("/g/<group_token>/players")
 def add_player(group_token: str) -> Response:
-    """Add a name to the roster."""
+    """Add a name to the roster (or, with ``op=remove``, take one off it)."""
     group = _writer(group_token)
     try:
-        names = clean_roster([request.form.get("name", "")], at_least=1)
-        get_store().add_to_roster(group.id, names)
-    except GroupError as e:
+        if request.form.get("op") == "remove":
+            get_store().remove_from_roster(group.id, request.form.get("name", ""))
+        else:
+            names = clean_roster([request.form.get("name", "")], at_least=1)
+            get_store().add_to_roster(group.id, names)
+    except (GroupError, InvalidRecord) as e:
         abort(422, _sentence(str(e)))
     return redirect(url_for("groups.page", group_token=group_token) + "#roster", 303)
 
