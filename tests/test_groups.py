@@ -553,6 +553,8 @@ def test_group_matches_take_its_rules_and_grow_its_roster(client: FlaskClient, w
         True,
         "each-loser",
     )
+    # The group enters scores only: so does each of its matches, with no hand asking again.
+    assert settings["scores_only"] is True
     status, made = api(
         client, "POST", "/api/matches", {"group": group["id"], "players": ["Ann", "Eve"], "target": 121}
     )

@@ -134,9 +134,7 @@ def match_settings_for_group(
         raise GroupError('players must be a list of names, like ["Ann", "Bob"]')
     by_fold = {n.casefold(): n for n in group.roster}
     names = [by_fold.get(" ".join(p.split()).casefold(), p) for p in players]
-    rules = {k: v for k, v in group.rules.items() if k != "scores_only"}
-    data: dict[str, object] = {**rules, **(given or {}), "players": names}
-    data.pop("scores_only", None)
+    data: dict[str, object] = {**group.rules, **(given or {}), "players": names}
     # The group's choice is for three players; another table leaves it out unless asked outright.
     if len(names) != 3 and (
         data.get("three_player_skunk") == "runner-up" or "three_player_skunk" not in (given or {})
