@@ -264,7 +264,7 @@ def summarise(match: Match, stamps: Sequence[datetime] | None = None) -> MatchSu
                         names[e.player],
                         points,
                         cards,
-                        _starter_of(match, e) if cards else None,
+                        match.starter_of(e) if cards else None,
                         e.type == "crib",
                         _stamp(stamps, e.seq),
                     )
@@ -290,16 +290,6 @@ def summarise(match: Match, stamps: Sequence[datetime] | None = None) -> MatchSu
             tallies[n].matches_won = int(state.match_winner == side)
     winners = sides[state.match_winner] if state.match_winner is not None else ()
     return MatchSummary(tallies, tuple(games), tuple(big), winners)
-
-
-def _starter_of(match: Match, entry: Entry) -> str | None:
-    """The starter the show or crib ``entry`` was counted with: its hand's last effective
-    starter event (a show with cards is refused without one)."""
-    for e in reversed(match.history[: entry.seq - 1]):
-        if e.type == "starter" and not e.voided and (e.game, e.hand) == (entry.game, entry.hand):
-            card = e.event.get("card")
-            return str(card) if card else None
-    return None
 
 
 @dataclass(frozen=True, slots=True)

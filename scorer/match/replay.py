@@ -83,6 +83,15 @@ class Match:
         """Every event with its effect, in log order (index ``seq - 1``)."""
         return tuple(self._engine.st.entries)
 
+    def starter_of(self, entry: Entry) -> str | None:
+        """The starter of the hand ``entry`` belongs to (its effective ``starter`` event's card),
+        or None when none was entered: what a stored show or crib was counted with."""
+        for e in self.history[: entry.seq - 1]:
+            if e.type == "starter" and not e.voided and (e.game, e.hand) == (entry.game, entry.hand):
+                card = e.event.get("card")
+                return card if isinstance(card, str) else None
+        return None
+
     def side_name(self, side: int) -> str:
         """``"Ann"``, or ``"Ann & Cat"`` for a partnership."""
         return self.settings.side_name(side)

@@ -278,11 +278,8 @@ class Screen:
 
     def starter_for(self, entry: Entry) -> Card | None:
         """The starter of the hand an entry belongs to (for drawing a stored show)."""
-        for e in self.history:
-            if (e.game, e.hand) == (entry.game, entry.hand) and e.type == "starter" and not e.voided:
-                card = e.event.get("card")
-                return Card.parse(card) if isinstance(card, str) else None
-        return None
+        card = self.match.starter_of(entry)
+        return Card.parse(card) if card is not None else None
 
     def show_cards(self, entry: Entry) -> list[Card]:
         """A stored show's four cards then its starter, for drawing its items."""
