@@ -3,9 +3,12 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test setup lint bench
+.PHONY: run test setup lint bench catalogues
 
-setup: $(VENV)/.installed node_modules/.installed
+LANGS := hi mr tg
+CATALOGUES := $(foreach l,$(LANGS),translations/$(l)/LC_MESSAGES/messages.mo)
+
+setup: $(VENV)/.installed node_modules/.installed $(CATALOGUES)
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +18,20 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt constraints.txt
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+# Compiled catalogues are build output: made from the .po files kept in git.
+translations/%/LC_MESSAGES/messages.mo: translations/%/LC_MESSAGES/messages.po $(VENV)/.installed
+	$(BIN)/pybabel compile --statistics -l $* -i $< -o $@
+
+# After changing any message: extract them all again and merge into each language's .po file.
+catalogues: $(VENV)/.installed
+	$(BIN)/pybabel extract -F babel.cfg -k N_ -k _ -k ngettext:1,2 --add-comments=TRANSLATORS: --no-location --sort-output \
+		--project=Muggins -o translations/messages.pot .
+	for l in $(LANGS); do \
+		if [ -f translations/$$l/LC_MESSAGES/messages.po ]; then \
+			$(BIN)/pybabel update -l $$l -i translations/messages.pot -d translations \
+				--no-fuzzy-matching --ignore-obsolete; \
+		else $(BIN)/pybabel init -l $$l -i translations/messages.pot -d translations; fi; done
 
 run: setup
 	$(BIN)/python app.py

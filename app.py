@@ -21,7 +21,7 @@ from typing import Any
 
 from flask import Flask
 
-from web import api, count, discard, errors, groups, http, limits, matches, peg, photo, present
+from web import api, count, discard, errors, groups, http, i18n, limits, matches, peg, photo, present
 from web.csrf import csrf
 from web.storage import init_store
 
@@ -98,9 +98,11 @@ def create_app(test_config: Mapping[str, Any] | None = None, instance_path: str 
     csrf.init_app(app)
     init_store(app)
     http.init_app(app)
+    i18n.init_app(app)
     present.init_app(app)
     errors.init_app(app)
-    for bp in (count.bp, peg.bp, discard.bp, matches.bp, groups.bp, photo.bp, api.bp, http.assets):
+    for bp in (count.bp, peg.bp, discard.bp, matches.bp, groups.bp, photo.bp, api.bp, i18n.bp,
+               http.assets):
         app.register_blueprint(bp)
     csrf.exempt(api.bp)
     limits.limit_routes(app)

@@ -1,0 +1,111 @@
+"""The players' language on every page and answer: Flask-Babel, the switcher and the engine's words.
+
+Which language a request gets, first match wins:
+
+1. ``"lang"`` in a JSON body (the API: ``{"hand": ..., "lang": "hi"}``);
+2. the ``lang`` cookie, set by the switcher at the foot of every page (plain links, no JavaScript);
+3. the browser's ``Accept-Language``;
+4. English.
+
+Share links and QR codes carry no language, so whoever opens one reads their own. The engine
+(``scorer.i18n``) is told the same language before each request, so its spoken counts, rulings
+and refusals follow the page.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode, urlsplit
+
+from flask import Blueprint, Flask, redirect, request
+from flask_babel import Babel, get_locale  # type: ignore[import-untyped]
+from werkzeug.wrappers import Response
+
+from scorer import i18n
+
+__all__ = ["COOKIE", "bp", "init_app", "language", "select_language"]
+
+COOKIE = "lang"
+"""The switcher's cookie: the language a phone chose, kept a year."""
+
+COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60
+
+bp = Blueprint("lang", __name__)
+
+
+def select_language() -> str:
+    """The language of this request (see the module's order)."""
+    if request.is_json and request.method == "POST":
+        body = request.get_json(silent=True)
+        if isinstance(body, dict) and isinstance(body.get("lang"), str):
+            chosen = body["lang"].strip().lower()
+            if chosen in i18n.LANGUAGES:
+                return str(chosen)
+    cookie = request.cookies.get(COOKIE, "")
+    if cookie in i18n.LANGUAGES:
+        return cookie
+    return str(request.accept_languages.best_match(i18n.LANGUAGES) or i18n.DEFAULT_LANGUAGE)
+
+
+def language() -> str:
+    """The language this request is answered in (``en``, ``hi``, ``mr`` or ``tg``)."""
+    return str(get_locale() or i18n.DEFAULT_LANGUAGE)
+
+
+def _local_path(target: str | None) -> str:
+    """``target`` when it is a path on this site, else the home page (no open redirect)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        return "/"
+    return target
+
+
+@bp.get("/lang/<code>")
+def choose(code: str) -> Response:
+    """Remember ``code`` for this phone and go back to the page the switcher was on."""
+    resp = redirect(_local_path(request.args.get("next")), code=303)
+    if code in i18n.LANGUAGES:
+        resp.set_cookie(COOKIE, code, max_age=COOKIE_MAX_AGE_S, samesite="Lax", httponly=True)
+    return resp
+
+
+def init_app(app: Flask) -> None:
+    """Flask-Babel over the project's catalogues, the engine told each request's language, the
+    ``num`` filter and the switcher's links in every template."""
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(i18n.TRANSLATIONS_DIR))
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", i18n.DEFAULT_LANGUAGE)
+    Babel(app, locale_selector=select_language)
+
+    @app.before_request
+    def _speak() -> None:
+        i18n.activate(language())
+
+    @app.after_request
+    def _vary(resp: Response) -> Response:
+        resp.vary.add("Accept-Language")
+        resp.vary.add("Cookie")
+        resp.headers.setdefault("Content-Language", language())
+        return resp
+
+    app.jinja_env.filters["num"] = lambda n: i18n.digits(int(n))
+    app.jinja_env.globals["number_words"] = i18n.number_words
+
+    @app.context_processor
+    def _languages() -> dict[str, object]:
+        return {
+            "lang": language(),
+            "language_links": [(code, i18n.LANGUAGE_NAMES[code],
+                                f"/lang/{code}?{urlencode({'next': _this_page()})}")
+                               for code in i18n.LANGUAGES],
+        }
+
+
+def _this_page() -> str:
+    """Where the switcher returns: this page, or for a form's answer the page the form was on."""
+    if request.method == "GET":
+        return request.full_path.rstrip("?")
+    referrer = urlsplit(request.referrer or "")
+    if referrer.netloc == request.host and referrer.path.startswith("/"):
+        return referrer.path + (f"?{referrer.query}" if referrer.query else "")
+    return "/"
