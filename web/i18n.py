@@ -2,7 +2,8 @@
 
 Which language a request gets, first match wins:
 
-1. ``"lang"`` in a JSON body (the API: ``{"hand": ..., "lang": "hi"}``);
+1. ``"lang"`` in a JSON body (the API: ``{"hand": ..., "lang": "hi"}``), set by the view once it
+   has read the body safely (`use_language`);
 2. the ``lang`` cookie, set by the switcher at the foot of every page (plain links, no JavaScript);
 3. the browser's ``Accept-Language``;
 4. English.
@@ -16,13 +17,13 @@ from __future__ import annotations
 
 from urllib.parse import urlencode, urlsplit
 
-from flask import Blueprint, Flask, redirect, request
-from flask_babel import Babel, get_locale  # type: ignore[import-untyped]
+from flask import Blueprint, Flask, g, redirect, request
+from flask_babel import Babel, get_locale, refresh  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
 from scorer import i18n
 
-__all__ = ["COOKIE", "bp", "init_app", "language", "select_language"]
+__all__ = ["COOKIE", "bp", "init_app", "language", "select_language", "use_language"]
 
 COOKIE = "lang"
 """The switcher's cookie: the language a phone chose, kept a year."""
@@ -33,17 +34,26 @@ bp = Blueprint("lang", __name__)
 
 
 def select_language() -> str:
-    """The language of this request (see the module's order)."""
-    if request.is_json and request.method == "POST":
-        body = request.get_json(silent=True)
-        if isinstance(body, dict) and isinstance(body.get("lang"), str):
-            chosen = body["lang"].strip().lower()
-            if chosen in i18n.LANGUAGES:
-                return str(chosen)
+    """The language of this request (see the module's order). A JSON body's ``"lang"`` is set by
+    the view that parsed the body (`use_language`): the body is never read here, before the
+    size and depth checks have passed."""
+    chosen = g.get("muggins_language")
+    if isinstance(chosen, str):
+        return chosen
     cookie = request.cookies.get(COOKIE, "")
     if cookie in i18n.LANGUAGES:
         return cookie
     return str(request.accept_languages.best_match(i18n.LANGUAGES) or i18n.DEFAULT_LANGUAGE)
+
+
+def use_language(tag: object) -> str:
+    """Answer the rest of this request in ``tag`` (a JSON body's ``"lang"``) when it names a
+    language we speak; anything else leaves the language as it was. Returns the language used."""
+    if isinstance(tag, str) and tag.strip().lower() in i18n.LANGUAGES:
+        g.muggins_language = tag.strip().lower()
+        refresh()
+        i18n.activate(g.muggins_language)
+    return language()
 
 
 def language() -> str:
