@@ -195,7 +195,7 @@ Layout
 ``Entry``, ``Miss``, ``FinishedGame``), ``state`` (the engine's state in one dataclass and
 ``copy_whole``), ``engine`` (``Engine``: applies an event, dispatching on its class; muggins;
 undo by replay), ``turns`` (the play's turn order, checked on the cards as entered),
-``words`` (the English of results, prompts and claims), ``stats`` (``PlayerStats``) and
+``words`` (the words of results, prompts, claims and history lines), ``stats`` (``PlayerStats``) and
 ``replay`` (``Match``). Rule facts (hand size, seat letters, show
 limits) come from ``scorer.rules``.
 """

@@ -17,6 +17,7 @@ from typing import assert_never
 
 from scorer.cards import Card, Rank
 from scorer.errors import MatchError
+from scorer.i18n import _, digits, join_phrases
 from scorer.match import words
 from scorer.match.events import (
     ABSENT,
@@ -37,7 +38,7 @@ from scorer.match.events import (
     read_reason,
     seq_ref,
 )
-from scorer.match.records import Entry, FinishedGame, MatchState, Miss, Phase
+from scorer.match.records import Entry, FinishedGame, MatchState, Miss, Phase, Said
 from scorer.match.settings import LengthKind, Settings, check_new_names
 from scorer.match.state import CRIB, STARTER, EngineState, HandState, Owner, copy_whole
 from scorer.match.turns import check_turns
@@ -131,6 +132,12 @@ class Engine:
     def _match_words(self) -> str:
         return words.match_words(self.s, self.st.games_won, self.st.game_points, self.st.match_winner)
 
+    def _match_said(self) -> Said:
+        """The match's result as said when read: the tallies as they stand now."""
+        return Said(words.match_words, (
+            self.s, tuple(self.st.games_won), tuple(self.st.game_points), self.st.match_winner,
+        ))
+
     # -- applying ---------------------------------------------------------------------------
 
     def apply(self, event: Event) -> None:
@@ -173,38 +180,43 @@ class Engine:
                 assert_never(event)
 
     def _entry(
-        self, seq: int, event: Event, text: str, player: int | None = None,
+        self, seq: int, event: Event, line: Said, player: int | None = None,
         score: Score | None = None, pegging: tuple[PegEvent, ...] = (),
     ) -> Entry:
-        if self.t.unscored:
-            text += f" ({self.t.unscored} not scored: the game was already won)"
+        result: Said | None = None
+        match: Said | None = None
         over = self.st.phase in (Phase.GAME_OVER, Phase.MATCH_OVER)
         if self.st.result is not None and any(self.t.deltas) and over:
-            text += f"; game over: {self._result_words(self.st.result)}"
+            result = Said(words.result_words, (self.s, self.st.result))
             if self.st.match_winner is not None:
-                text += f"; {self._match_words()}"
+                match = self._match_said()
+        said = line
+        if self.t.unscored or result is not None:
+            said = Said(words.entry_line, (line, self.t.unscored, result, match))
         return Entry(
             seq, event.raw, self.st.game, self.st.hand_number, player, tuple(self.t.points),
-            tuple(self.t.deltas), self.t.unscored, text, score, pegging,
+            tuple(self.t.deltas), self.t.unscored, said, score, pegging,
         )
 
-    def _seat(self, value: object, what: str = "player") -> int:
-        return as_whole(value, f"{what} (a seat)", 0, self.n - 1)
+    def _seat(self, value: object, what: str | None = None) -> int:
+        what = _("player (a seat)") if what is None else what
+        return as_whole(value, what, 0, self.n - 1)
 
     def _dealt(self) -> HandState:
         """The current (or last) hand; refuse while cutting for the first deal."""
         if self.st.hand is None:
-            who = " and ".join(self.name(s) for s in self.st.cutting)
-            raise MatchError(f"cut for the first deal first ({who} to cut)")
+            who = words.names_and([self.name(s) for s in self.st.cutting])
+            raise MatchError(_("cut for the first deal first (%(names)s to cut)", names=who))
         return self.st.hand
 
     def _in_hand(self) -> HandState:
         """The hand in progress; refuse scoring before the first deal or once the game is won."""
         hand = self._dealt()
         if self.st.phase is Phase.MATCH_OVER:
-            raise MatchError(f"the match is over: {self._match_words()}")
+            raise MatchError(_("the match is over: %(result)s", result=self._match_words()))
         if self.st.phase is Phase.GAME_OVER and self.st.result is not None:
-            raise MatchError(f"the game is over: {self._result_words(self.st.result)}; start the next game")
+            raise MatchError(_("the game is over: %(result)s; start the next game",
+                               result=self._result_words(self.st.result)))
         return hand
 
     def _touch(self, hand: HandState) -> None:
@@ -270,10 +282,11 @@ class Engine:
         """Record who holds ``card`` in this deal; refuse a card seen elsewhere."""
         held = hand.owners.get(card)
         if held is not None and held != owner:
-            raise MatchError(
-                f"{card} appears twice in hand {hand.number}'s deal: "
-                f"{words.owner_words(self.s, owner)} and {words.owner_words(self.s, held)}"
-            )
+            raise MatchError(_(
+                "%(card)s appears twice in hand %(hand)s's deal: %(first)s and %(second)s", card=str(card),
+                hand=digits(hand.number), first=words.owner_words(self.s, owner),
+                second=words.owner_words(self.s, held),
+            ))
         hand.owners[card] = owner
 
 
@@ -282,122 +295,133 @@ class Engine:
     def _on_cut(self, seq: int, event: Cut) -> Entry:
         if self.st.phase is not Phase.CUT:
             if self.s.first_dealer is not None:
-                raise MatchError(f"no cut: {self.name(self.s.first_dealer)} was chosen to deal first")
-            raise MatchError("the first dealer is already decided")
+                raise MatchError(_("no cut: %(name)s was chosen to deal first",
+                                   name=self.name(self.s.first_dealer)))
+            raise MatchError(_("the first dealer is already decided"))
         raw = event.cards
         if not isinstance(raw, list) or len(raw) != self.n:
-            raise MatchError(f"a cut gives one card per seat ({self.n}), null for a player not cutting")
+            raise MatchError(_("a cut gives one card per seat (%(seats)s), null for a player not cutting",
+                               seats=digits(self.n)))
         cut: dict[int, Card] = {}
         for seat, token in enumerate(raw):
             if seat in self.st.cutting:
                 if token is None:
-                    raise MatchError(f"{self.name(seat)} must cut")
-                card = read_cards([token], 1, f"{self.name(seat)}'s cut")[0]
+                    raise MatchError(_("%(name)s must cut", name=self.name(seat)))
+                card = read_cards([token], 1, _("%(name)s's cut", name=self.name(seat)))[0]
                 for other, seen in cut.items():
                     if seen == card:
-                        raise MatchError(f"{card} is cut by both {self.name(other)} and {self.name(seat)}")
+                        raise MatchError(_("%(card)s is cut by both %(first)s and %(second)s", card=str(card),
+                                             first=self.name(other), second=self.name(seat)))
                 cut[seat] = card
             elif token is not None:
-                raise MatchError(
-                    f"only {' and '.join(self.name(s) for s in self.st.cutting)} cut again; "
-                    f"{self.name(seat)}'s card must be null"
-                )
+                raise MatchError(_(
+                    "only %(names)s cut again; %(name)s's card must be null",
+                    names=words.names_and([self.name(s) for s in self.st.cutting]), name=self.name(seat),
+                ))
         low = min(card.rank for card in cut.values())
         tied = tuple(seat for seat, card in cut.items() if card.rank == low)
-        shown = ", ".join(f"{self.name(seat)} {card}" for seat, card in cut.items())
+        shown = tuple((self.name(seat), str(card)) for seat, card in cut.items())
+        said = Said(words.cut_line, (shown, tuple(self.name(s) for s in tied)))
         if len(tied) > 1:
             self.st.cutting = tied
-            who = " and ".join(self.name(s) for s in tied)
-            return self._entry(seq, event, f"cut for deal: {shown}; {who} tie low and cut again")
+            return self._entry(seq, event, said)
         self.st.cutting = ()
         self._deal(1, tied[0], tied[0])
-        return self._entry(seq, event, f"cut for deal: {shown}; {self.name(tied[0])} deals")
+        return self._entry(seq, event, said)
 
     # -- a hand ------------------------------------------------------------------------------
 
     def _on_starter(self, seq: int, event: Starter) -> Entry:
         hand = self._in_hand()
         if self.st.phase is not Phase.STARTER:
-            turned = f" ({hand.starter})" if hand.starter else ""
-            raise MatchError(f"hand {hand.number}'s starter was already turned{turned} or the play has begun")
+            if hand.starter:
+                raise MatchError(_(
+                    "hand %(hand)s's starter was already turned (%(card)s) or the play has begun",
+                    hand=digits(hand.number), card=str(hand.starter),
+                ))
+            raise MatchError(_("hand %(hand)s's starter was already turned or the play has begun",
+                               hand=digits(hand.number)))
         heels_flag = False if event.heels is ABSENT else event.heels
         if not isinstance(heels_flag, bool):
-            raise MatchError(f"heels must be true or false, not {heels_flag!r}")
+            raise MatchError(_("heels must be true or false, not %(value)s", value=repr(heels_flag)))
         raw = event.card
         self._touch(hand)
         self.st.phase = Phase.PLAY
         dealer = self.name(hand.dealer)
         if raw is None:
-            text = f"hand {hand.number}: starter not entered"
+            heels = _HEELS_POINTS if heels_flag else 0
             if heels_flag:
                 self._peg(hand.dealer, _HEELS_POINTS)
-                text += f"; his heels, {_HEELS_POINTS} for {dealer}"
-            return self._entry(seq, event, text, hand.dealer if heels_flag else None)
+            said = Said(words.starter_line, (hand.number, None, heels, dealer))
+            return self._entry(seq, event, said, hand.dealer if heels_flag else None)
         if heels_flag:
-            raise MatchError("heels comes from the card: give heels only when the starter is not entered")
-        card = read_cards([raw], 1, "the starter")[0]
+            raise MatchError(_("heels comes from the card: give heels only when the starter is not entered"))
+        card = read_cards([raw], 1, _("the starter"))[0]
         self._own(hand, card, STARTER)
         hand.starter = card
         if card.rank is Rank.JACK:
             self._peg(hand.dealer, _HEELS_POINTS)
-            return self._entry(
-                seq, event, f"hand {hand.number} starter {card}: his heels, {_HEELS_POINTS} for {dealer}",
-                hand.dealer,
-            )
-        return self._entry(seq, event, f"hand {hand.number} starter {card}")
+            said = Said(words.starter_line, (hand.number, str(card), _HEELS_POINTS, dealer))
+            return self._entry(seq, event, said, hand.dealer)
+        return self._entry(seq, event, Said(words.starter_line, (hand.number, str(card), 0, dealer)))
 
     def _on_peg(self, seq: int, event: Peg) -> Entry:
         hand = self._in_hand()
         if self.st.phase in (Phase.SHOW, Phase.CRIB):
-            raise MatchError(f"the play of hand {hand.number} is over: the show has begun")
+            raise MatchError(_("the play of hand %(hand)s is over: the show has begun",
+                               hand=digits(hand.number)))
         if given(event.points) == given(event.plays):
-            raise MatchError("a peg event gives either points (with player) or plays")
+            raise MatchError(_("a peg event gives either points (with player) or plays"))
         if given(event.plays):
             if given(event.player):
-                raise MatchError("plays name their players; leave out player")
+                raise MatchError(_("plays name their players; leave out player"))
             return self._peg_plays(seq, event, hand)
         if given(event.claimed):
-            raise MatchError("claimed goes with plays, which the companion counts")
+            raise MatchError(_("claimed goes with plays, which the companion counts"))
         if not given(event.player):
-            raise MatchError("say who pegs: player")
+            raise MatchError(_("say who pegs: player"))
         seat = self._seat(event.player)
         left = MAX_PLAY_POINTS - hand.pegged.get(seat, 0)
-        points = as_whole(event.points, "points pegged", 1, MAX_PLAY_POINTS)
+        points = as_whole(event.points, _("points pegged"), 1, MAX_PLAY_POINTS)
         if points > left:
-            raise MatchError(
-                f"{self.name(seat)} cannot peg {points} more in one hand's play "
-                f"(already {hand.pegged.get(seat, 0)}, at most {MAX_PLAY_POINTS})"
-            )
+            raise MatchError(_(
+                "%(name)s cannot peg %(points)s more in one hand's play "
+                "(already %(pegged)s, at most %(most)s)",
+                name=self.name(seat), points=digits(points), pegged=digits(hand.pegged.get(seat, 0)),
+                most=digits(MAX_PLAY_POINTS),
+            ))
         self._touch(hand)
         self.st.phase = Phase.PLAY
         hand.by_points = True
         hand.pegged[seat] = hand.pegged.get(seat, 0) + points
         self._peg(seat, points)
-        return self._entry(seq, event, f"{self.name(seat)} pegs {points}", seat)
+        return self._entry(seq, event, Said(words.pegs_line, (self.name(seat), points)), seat)
 
     def _read_plays(self, raw: object) -> list[tuple[int, Card]]:
         if isinstance(raw, str):
             try:
                 pairs = parse_plays(raw)
             except ValueError as err:
-                raise MatchError(f"plays: {err}") from None
+                raise MatchError(_("plays: %(error)s", error=str(err))) from None
             return [(self._seat_by_label(label, i), card) for i, (label, card) in enumerate(pairs, 1)]
         if not isinstance(raw, list) or not raw:
-            raise MatchError(
-                f"plays must be text like 'Ann:5H Bob:TS' or a list of [seat, card], not {raw!r}"
-            )
+            raise MatchError(_(
+                "plays must be text like 'Ann:5H Bob:TS' or a list of [seat, card], not %(value)s",
+                value=repr(raw),
+            ))
         out: list[tuple[int, Card]] = []
         for i, item in enumerate(raw, 1):
             if not isinstance(item, list) or len(item) != 2:
-                raise MatchError(f"play {i} must be [seat, card], not {item!r}")
+                raise MatchError(_("play %(number)s must be [seat, card], not %(value)s", number=digits(i),
+                                   value=repr(item)))
             who, token = item
             if isinstance(who, str):
                 seat = self._seat_by_label(who, i)
             else:
-                seat = self._seat(who, f"play {i}'s player")
-            card = read_cards([token], 1, f"play {i}'s card")[0]
-            if any(card == c for _, c in out):
-                raise MatchError(f"plays: {card} is played twice")
+                seat = self._seat(who, _("play %(number)s's player (a seat)", number=digits(i)))
+            card = read_cards([token], 1, _("play %(number)s's card", number=digits(i)))[0]
+            if any(card == c for _seat, c in out):
+                raise MatchError(_("plays: %(card)s is played twice", card=str(card)))
             out.append((seat, card))
         return out
 
@@ -408,30 +432,33 @@ class Engine:
         letter = label.upper()
         if len(letter) == 1 and letter in SEAT_LETTERS[: self.n]:
             return SEAT_LETTERS.index(letter)
-        names = ", ".join(self.s.players)
-        raise MatchError(
-            f"play {position}: no player {label!r} (use a name: {names}, or a seat letter "
-            f"{' '.join(SEAT_LETTERS[: self.n])})"
-        )
+        raise MatchError(_(
+            "play %(number)s: no player %(label)s (use a name: %(names)s, or a seat letter %(letters)s)",
+            number=digits(position), label=repr(label), names=", ".join(self.s.players),
+            letters=" ".join(SEAT_LETTERS[: self.n]),
+        ))
 
     def _peg_plays(self, seq: int, event: Peg, hand: HandState) -> Entry:
         new = self._read_plays(event.plays)
         if not new:
-            raise MatchError("plays: no cards")
+            raise MatchError(_("plays: no cards"))
         total = HAND_SIZE * self.n
         if len(hand.plays) + len(new) > total:
-            raise MatchError(
-                f"the play has {total} cards and {len(hand.plays)} are in; {len(new)} more is too many"
-            )
+            raise MatchError(_(
+                "the play has %(total)s cards and %(played)s are in; %(more)s more is too many",
+                total=digits(total), played=digits(len(hand.plays)), more=digits(len(new)),
+            ))
         if not hand.plays and new[0][0] != hand.order[0]:  # named before any card's own fault
             raise MatchError(words.first_lead(self.name(hand.order[0]), self.name(new[0][0])))
         for seat, card in new:
             if any(card == played for _, played in hand.plays):
-                raise MatchError(f"{card} was already played in hand {hand.number}")
+                raise MatchError(_("%(card)s was already played in hand %(hand)s", card=str(card),
+                                   hand=digits(hand.number)))
             self._own(hand, card, seat)
             held = sum(1 for owner in hand.owners.values() if owner == seat)
             if held > HAND_SIZE:
-                raise MatchError(f"{self.name(seat)} has only {HAND_SIZE} cards to play")
+                raise MatchError(_("%(name)s has only %(cards)s cards to play", name=self.name(seat),
+                                   cards=digits(HAND_SIZE)))
         everything = hand.plays + new
         if self.strict:
             check_turns(everything, hand.order, self.s.players, start=len(hand.plays))
@@ -441,7 +468,7 @@ class Engine:
                 [(str(seat), card) for seat, card in everything], complete=len(everything) == total
             )
         except ValueError as err:
-            raise MatchError(f"plays: {err}") from None
+            raise MatchError(_("plays: %(error)s", error=str(err))) from None
         earlier = Counter(hand.awarded)
         fresh: list[PegEvent] = []
         for award in pegging.events:
@@ -457,11 +484,12 @@ class Engine:
         for seat, claim in claims.items():
             if claim > true[seat]:
                 items = ", ".join(
-                    f"{a.kind.value} {a.points}" for a in fresh if int(a.player) == seat
-                ) or "nothing"
-                raise MatchError(
-                    f"{self.name(seat)} claims {claim} but these plays peg {true[seat]} for them: {items}"
-                )
+                    words.award_words(a.kind.value, a.points) for a in fresh if int(a.player) == seat
+                ) or _("nothing")
+                raise MatchError(_(
+                    "%(name)s claims %(claim)s but these plays peg %(points)s for them: %(items)s",
+                    name=self.name(seat), claim=digits(claim), points=digits(true[seat]), items=items,
+                ))
             if self.s.muggins:
                 allowance[seat] = claim
         self._touch(hand)
@@ -480,11 +508,12 @@ class Engine:
         for seat in range(self.n):
             hand.pegged[seat] = hand.pegged.get(seat, 0) + true[seat]
         shown = " ".join(f"{self.name(seat)}:{card}" for seat, card in new)
-        pegged = ", ".join(f"{self.name(s)} {self.t.points[s]}" for s in range(self.n) if self.t.points[s])
-        text = f"the play: {shown}" + (f"; {pegged}" if pegged else "; nothing pegged")
-        text += words.claim_notes(self.s, claims, true)
+        pegged = tuple((self.name(s), self.t.points[s]) for s in range(self.n) if self.t.points[s])
+        said = Said(words.play_line, (
+            shown, pegged, self.s.players, self.s.muggins, tuple(claims.items()), tuple(true.items()),
+        ))
         renamed = tuple(replace(a, player=self.name(int(a.player))) for a in fresh)
-        return self._entry(seq, event, text, None, pegging=renamed)
+        return self._entry(seq, event, said, None, pegging=renamed)
 
     def _miss(self, miss: Miss) -> None:
         self.st.misses[(miss.seq, miss.player)] = miss
@@ -494,65 +523,77 @@ class Engine:
         if raw is None:
             return {}
         if not isinstance(raw, list) or len(raw) != self.n:
-            raise MatchError(f"claimed must list one entry per seat ({self.n}), null where no claim")
+            raise MatchError(_("claimed must list one entry per seat (%(seats)s), null where no claim",
+                               seats=digits(self.n)))
         return {
-            seat: as_whole(value, f"{self.name(seat)}'s claim", 0, MAX_PLAY_POINTS)
+            seat: as_whole(value, _("%(name)s's claim", name=self.name(seat)), 0, MAX_PLAY_POINTS)
             for seat, value in enumerate(raw) if value is not None
         }
 
-    def _show_points(self, event: Show | Crib, kind: str) -> int:
+    def _show_points(self, event: Show | Crib, crib: bool) -> int:
         if given(event.claimed):
-            raise MatchError("claimed goes with the cards: a number is taken as said")
-        points = as_whole(event.points, f"{kind} points", 0, MAX_SHOW_POINTS)
+            raise MatchError(_("claimed goes with the cards: a number is taken as said"))
+        points = as_whole(event.points, _("crib points") if crib else _("hand points"), 0, MAX_SHOW_POINTS)
         if points in IMPOSSIBLE_SHOW_POINTS:
-            raise MatchError(f"no {kind} can score {points} (19, 25, 26 and 27 are impossible)")
+            impossible = join_phrases([digits(p) for p in sorted(IMPOSSIBLE_SHOW_POINTS)])
+            if crib:
+                raise MatchError(_("no crib can score %(points)s (%(impossible)s are impossible)",
+                                   points=digits(points), impossible=impossible))
+            raise MatchError(_("no hand can score %(points)s (%(impossible)s are impossible)",
+                               points=digits(points), impossible=impossible))
         return points
 
     def _count_cards(
         self, event: Show | Crib, hand: HandState, owner: Owner, what: str
     ) -> tuple[list[Card], Score, int | None]:
         if hand.starter is None:
-            raise MatchError(
-                f"hand {hand.number}'s starter was not entered: count {what} as points, "
-                "or undo back to the starter"
-            )
-        cards = read_cards(event.hand, HAND_SIZE, f"{what} cards (the starter goes separately)")
+            raise MatchError(_(
+                "hand %(hand)s's starter was not entered: count %(what)s as points, "
+                "or undo back to the starter",
+                hand=digits(hand.number), what=what,
+            ))
+        separately = _("%(what)s cards (the starter goes separately)", what=what)
+        cards = read_cards(event.hand, HAND_SIZE, separately)
         for card in cards:
             self._own(hand, card, owner)
         if isinstance(owner, int):
             missing = [c for c, o in hand.owners.items() if o == owner and c not in cards]
             if missing:
-                raise MatchError(
-                    f"{self.name(owner)} played {' '.join(map(str, missing))} in hand {hand.number}, "
-                    f"but {what} entered does not hold it"
-                )
+                raise MatchError(_(
+                    "%(name)s played %(cards)s in hand %(hand)s, but %(what)s entered does not hold it",
+                    name=self.name(owner), cards=" ".join(map(str, missing)), hand=digits(hand.number),
+                        what=what,
+                ))
         score = score_show(cards, hand.starter, crib=owner == CRIB)
         raw = None if event.claimed is ABSENT else event.claimed
-        claim = None if raw is None else as_whole(raw, "claimed", 0, MAX_SHOW_POINTS)
+        claim = None if raw is None else as_whole(raw, _("claimed"), 0, MAX_SHOW_POINTS)
         if claim is not None and claim > score.total:
-            raise MatchError(
-                f"{what} claims {claim} but {' '.join(map(str, cards))} with {hand.starter} counts "
-                f"{score.total}: {score.spoken()}"
-            )
+            raise MatchError(_(
+                "%(what)s claims %(claim)s but %(cards)s with %(starter)s counts %(points)s: %(spoken)s",
+                what=what, claim=digits(claim), cards=" ".join(map(str, cards)), starter=str(hand.starter),
+                points=digits(score.total), spoken=score.spoken(),
+            ))
         return cards, score, claim
 
     def _on_show(self, seq: int, event: Show) -> Entry:
         hand = self._in_hand()
         seat = self._seat(event.player)
         if self.st.phase is Phase.CRIB:
-            raise MatchError(f"every hand of hand {hand.number} is counted: the crib is next")
+            raise MatchError(_("every hand of hand %(hand)s is counted: the crib is next",
+                               hand=digits(hand.number)))
         who = self.name(seat)
         due = hand.order[len(hand.counted)]
         if seat in hand.counted:
-            raise MatchError(f"{who} already counted this hand; {self.name(due)} counts next")
+            raise MatchError(_("%(name)s already counted this hand; %(next)s counts next", name=who,
+                               next=self.name(due)))
         if seat != due:
-            raise MatchError(
-                f"{self.name(due)} counts next: the player on the dealer's left counts first, "
-                "the dealer last"
-            )
+            raise MatchError(_(
+                "%(name)s counts next: the player on the dealer's left counts first, the dealer last",
+                name=self.name(due),
+            ))
         if self.strict:
             self._play_over(event, hand, seat)
-        return self._count(seq, event, hand, seat, f"{who}'s hand")
+        return self._count(seq, event, hand, seat)
 
     def _play_over(self, event: Show, hand: HandState, seat: int) -> None:
         """Refuse the first show while a play entered by its cards still lacks some of them.
@@ -581,16 +622,20 @@ class Engine:
     def _on_crib(self, seq: int, event: Crib) -> Entry:
         hand = self._in_hand()
         if given(event.player) and self._seat(event.player) != hand.dealer:
-            raise MatchError(f"the crib is {self.name(hand.dealer)}'s: the dealer counts it")
+            raise MatchError(_("the crib is %(name)s's: the dealer counts it", name=self.name(hand.dealer)))
         if self.st.phase is not Phase.CRIB:
             due = hand.order[len(hand.counted)]
-            raise MatchError(f"the crib is counted after every hand: {self.name(due)} counts next")
-        return self._count(seq, event, hand, None, f"{self.name(hand.dealer)}'s crib")
+            raise MatchError(_("the crib is counted after every hand: %(name)s counts next",
+                               name=self.name(due)))
+        return self._count(seq, event, hand, None)
 
-    def _count(self, seq: int, event: Show | Crib, hand: HandState, seat: int | None, what: str) -> Entry:
+    def _count(self, seq: int, event: Show | Crib, hand: HandState, seat: int | None) -> Entry:
         """Score a hand (``seat``) or the crib (``seat`` None) and move the hand on."""
+        counter = hand.dealer if seat is None else seat
+        name = self.name(counter)
+        what = words.crib_words(name) if seat is None else words.hand_words(name)
         if given(event.hand) == given(event.points):
-            raise MatchError(f"{what} gives either hand (the cards) or points")
+            raise MatchError(_("%(what)s gives either hand (the cards) or points", what=what))
         score: Score | None = None
         claim: int | None = None
         cards: list[Card] = []
@@ -598,26 +643,21 @@ class Engine:
             cards, score, claim = self._count_cards(event, hand, CRIB if seat is None else seat, what)
             true = score.total
         else:
-            true = self._show_points(event, "crib" if seat is None else "hand")
-        counter = hand.dealer if seat is None else seat
+            true = self._show_points(event, seat is None)
         pegs = true if claim is None or not self.s.muggins else claim
         self._touch(hand)
         if seat is not None:
             hand.counted.append(seat)
             self.st.phase = Phase.SHOW if len(hand.counted) < self.n else Phase.CRIB
         self._peg(counter, pegs)
-        text = f"{what}: {true}"
-        if score is not None:
-            shown = " ".join(map(str, cards))
-            text = f"{what} {shown} with {hand.starter}: {true} ({score.spoken()})"
-        if claim is not None and claim < true:
-            if self.s.muggins:
-                text += f"; claimed {claim}: {true - claim} open to muggins"
-                if self.st.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER):
-                    self._miss(Miss(seq, counter, true - claim, self.st.game, hand.number))
-            else:
-                text += f"; claimed {claim}, corrected to {true}"
-        entry = self._entry(seq, event, text, counter, score=score)
+        shown = " ".join(map(str, cards)) if score is not None else None
+        starter = str(hand.starter) if hand.starter is not None else None
+        said = Said(words.count_line, (name, seat is None, true, shown, starter, score, claim,
+                                       self.s.muggins))
+        over = self.st.phase in (Phase.GAME_OVER, Phase.MATCH_OVER)
+        if claim is not None and claim < true and self.s.muggins and not over:
+            self._miss(Miss(seq, counter, true - claim, self.st.game, hand.number))
+        entry = self._entry(seq, event, said, counter, score=score)
         if seat is None and self.st.phase is Phase.CRIB:
             self._deal(hand.number + 1, (hand.dealer + 1) % self.n, hand.first_dealer)
         return entry
@@ -626,76 +666,87 @@ class Engine:
 
     def _on_muggins(self, seq: int, event: Muggins) -> Entry:
         if not self.s.muggins:
-            raise MatchError("muggins is off in this match: a wrong claim is simply corrected")
+            raise MatchError(_("muggins is off in this match: a wrong claim is simply corrected"))
         self._in_hand()
         claimant = self._seat(event.player)
         target = seq_ref(event.seq, "seq", seq)
-        points = as_whole(event.points, "points claimed", 1, MAX_PLAY_POINTS)
-        victim = None if event.from_ is ABSENT else self._seat(event.from_, "from")
+        points = as_whole(event.points, _("points claimed"), 1, MAX_PLAY_POINTS)
+        victim = None if event.from_ is ABSENT else self._seat(event.from_, _("from (a seat)"))
         side = self.s.side_of(claimant)
-        open_here = [m for (s, _), m in self.st.misses.items() if s == target]
+        open_here = [m for (s, _player), m in self.st.misses.items() if s == target]
         if victim is not None:
             open_here = [m for m in open_here if m.player == victim]
         if not open_here:
             raise MatchError(self._why_no_miss(target, victim))
         opposing = [m for m in open_here if self.s.side_of(m.player) != side]
         if not opposing:
-            raise MatchError(f"{self.name(claimant)} cannot claim their own side's points")
+            raise MatchError(_("%(name)s cannot claim their own side's points", name=self.name(claimant)))
         if len(opposing) > 1:
-            raise MatchError(f"#{target} has several under-claims: say whose with from")
+            raise MatchError(_("#%(seq)s has several under-claims: say whose with from", seq=digits(target)))
         miss = opposing[0]
         award = min(points, miss.points)
         del self.st.misses[(miss.seq, miss.player)]
         self.st.claimed.add((miss.seq, miss.player))
         self._peg(claimant, award)
-        text = f"muggins! {self.name(claimant)} takes {award} {self.name(miss.player)} missed in #{target}"
-        if award < points:
-            text += f" (claimed {points}; only {miss.points} was missed)"
-        return self._entry(seq, event, text, claimant)
+        said = Said(words.muggins_line, (
+            self.name(claimant), award, self.name(miss.player), target, points, miss.points,
+        ))
+        return self._entry(seq, event, said, claimant)
 
     def _why_no_miss(self, target: int, victim: int | None) -> str:
         """Why event ``target`` has no open miss (of ``victim``) to claim."""
         entry = self.st.entries[target - 1]
+        number = digits(target)
         if entry.voided or entry.type == "void":
-            return f"#{target} was undone" if entry.voided else f"#{target} is an undo"
+            if entry.voided:
+                return _("#%(seq)s was undone", seq=number)
+            return _("#%(seq)s is an undo", seq=number)
         if entry.type not in ("peg", "show", "crib") or "claimed" not in entry.event:
-            return f"#{target} has no claimed total to challenge (muggins needs the cards and a claim)"
+            return _("#%(seq)s has no claimed total to challenge (muggins needs the cards and a claim)",
+                     seq=number)
         made = {k for k in self.st.made_misses if k[0] == target and (victim is None or k[1] == victim)}
         if not made:
-            who = f" by {self.name(victim)}" if victim is not None else ""
-            return f"nothing was missed{who} in #{target}: the claim was the full count"
+            if victim is not None:
+                return _("nothing was missed by %(name)s in #%(seq)s: the claim was the full count",
+                         name=self.name(victim), seq=number)
+            return _("nothing was missed in #%(seq)s: the claim was the full count", seq=number)
         if made <= self.st.claimed:
-            return f"the points missed in #{target} were already claimed"
-        return f"too late to claim #{target}: muggins is called in that hand, before the next one begins"
+            return _("the points missed in #%(seq)s were already claimed", seq=number)
+        return _("too late to claim #%(seq)s: muggins is called in that hand, before the next one begins",
+                 seq=number)
 
     def _on_correction(self, seq: int, event: Correction) -> Entry:
         hand = self._in_hand()
         if given(event.player) == given(event.side):
-            raise MatchError("a correction names either a player or a side")
+            raise MatchError(_("a correction names either a player or a side"))
         reason = read_reason(event.reason, required=True)
         seat: int | None = None
         if given(event.player):
             seat = self._seat(event.player)
             side = self.s.side_of(seat)
         else:
-            side = as_whole(event.side, f"side (0 to {len(self.st.scores) - 1})", 0, len(self.st.scores) - 1)
-        points = as_whole(event.points, "correction points", -self.s.target, self.s.target)
+            last = len(self.st.scores) - 1
+            side = as_whole(event.side, _("side (%(low)s to %(high)s)", low=digits(0), high=digits(last)), 0,
+                            last)
+        points = as_whole(event.points, _("correction points"), -self.s.target, self.s.target)
         if points == 0:
-            raise MatchError("a correction of 0 changes nothing")
+            raise MatchError(_("a correction of %(points)s changes nothing", points=digits(0)))
         if self.st.scores[side] + points < 0:
-            raise MatchError(
-                f"{self.side_name(side)} has {self.st.scores[side]}: a correction of {points} goes below 0"
-            )
+            raise MatchError(_(
+                "%(name)s has %(score)s: a correction of %(points)s goes below %(zero)s",
+                    name=self.side_name(side),
+                score=digits(self.st.scores[side]), points=digits(points), zero=digits(0),
+            ))
         self._touch(hand)
         self._credit(side, points, seat)
         who = self.name(seat) if seat is not None else self.side_name(side)
-        return self._entry(seq, event, f"correction: {who} {points:+d} ({reason})", seat)
+        return self._entry(seq, event, Said(words.correction_line, (who, points, reason)), seat)
 
     def _on_next_game(self, seq: int, event: NextGame) -> Entry:
         if self.st.phase is Phase.MATCH_OVER:
-            raise MatchError(f"the match is over: {self._match_words()}")
+            raise MatchError(_("the match is over: %(result)s", result=self._match_words()))
         if self.st.phase is not Phase.GAME_OVER or self.st.result is None:
-            raise MatchError(f"game {self.st.game} is still being played")
+            raise MatchError(_("game %(game)s is still being played", game=digits(self.st.game)))
         dealer = self._next_first_dealer(self.st.result)
         self.st.game += 1
         self.st.scores = [0] * len(self.st.scores)
@@ -703,17 +754,18 @@ class Engine:
         self.st.result = None
         self.st.misses.clear()
         self._deal(1, dealer, dealer)
-        return self._entry(seq, event, f"game {self.st.game}: {self.name(dealer)} deals first")
+        return self._entry(seq, event, Said(words.next_game_line, (self.st.game, self.name(dealer))))
 
     def _on_settings(self, seq: int, event: SettingsChange) -> Entry:
         """New names for the seats, or scores only on or off: nothing on the board moves."""
         if not given(event.players) and not given(event.scores_only):
-            raise MatchError("a settings event needs players or scores_only")
+            raise MatchError(_("a settings event needs players or scores_only"))
         data = self.s.to_json()
         if given(event.players):
             players = event.players
             if not isinstance(players, list) or len(players) != self.n:
-                raise MatchError(f"players must be a list of {self.n} names, one per seat, not {players!r}")
+                raise MatchError(_("players must be a list of %(count)s names, one per seat, not %(value)s",
+                                   count=digits(self.n), value=repr(players)))
             check_new_names(players)  # a rename gives new names: judged as a new match's are
             data["players"] = players
         if given(event.scores_only):
@@ -721,13 +773,12 @@ class Engine:
         # Settings.from_json words any bad name or value as a new match's settings are worded.
         new = Settings.from_json(data)
         if new == self.s:
-            raise MatchError("nothing to change: the settings are already so")
-        changes = [f"{old} is now {name}" for old, name in zip(self.s.players, new.players, strict=True)
-                   if old != name]
-        if new.scores_only != self.s.scores_only:
-            changes.append("scores only, no cards" if new.scores_only else "cards entered again")
+            raise MatchError(_("nothing to change: the settings are already so"))
+        pairs = zip(self.s.players, new.players, strict=True)
+        renamed = tuple((old, name) for old, name in pairs if old != name)
+        scores_only = new.scores_only if new.scores_only != self.s.scores_only else None
         self.s = new
-        return self._entry(seq, event, "settings: " + "; ".join(changes))
+        return self._entry(seq, event, Said(words.settings_line, (renamed, scores_only)))
 
     def _next_first_dealer(self, result: GameResult) -> int:
         """Who deals first in the game after the one ``result`` ended."""
@@ -745,9 +796,13 @@ class Engine:
         reason = read_reason(event.reason, required=False)
         old = self.st.entries[target - 1]
         if old.type == "void":
-            raise MatchError(f"#{target} is an undo; to restore #{old.event['seq']}, enter it again")
-        if old.voided:
-            raise MatchError(f"#{target} was already undone by #{old.voided_by}")
+            undone = old.event.get("seq")
+            raise MatchError(_("#%(seq)s is an undo; to restore #%(undone)s, enter it again",
+                               seq=digits(target),
+                               undone=digits(undone) if isinstance(undone, int) else str(undone)))
+        if old.voided_by is not None:
+            raise MatchError(_("#%(seq)s was already undone by #%(undo)s", seq=digits(target),
+                               undo=digits(old.voided_by)))
         voided = {**self.st.voided, target: seq}
         fresh = Engine(self.base)
         for k, (logged, entry) in enumerate(zip(self.st.log, self.st.entries, strict=True), 1):
@@ -761,15 +816,16 @@ class Engine:
             try:
                 fresh.apply(logged)
             except MatchError as err:
-                raise MatchError(
-                    f"undoing #{target} would leave #{k} ({entry.text}) impossible: {err}; undo #{k} first"
-                ) from None
+                raise MatchError(_(
+                    "undoing #%(seq)s would leave #%(broken)s (%(line)s) impossible: %(error)s; "
+                    "undo #%(broken)s first",
+                    seq=digits(target), broken=digits(k), line=entry.text, error=str(err),
+                )) from None
         fresh.st.voided = voided
         # The state becomes the replay's; this event's own tally stays empty: an undo pegs nothing.
         self.st = fresh.st
         self.s = fresh.s  # an undone rename takes the names back
-        text = f"undo #{target}: {old.text}" + (f" ({reason})" if reason else "")
-        return self._entry(seq, event, text)
+        return self._entry(seq, event, Said(words.undo_line, (target, old.said, reason)))
 
     # -- the board -------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from typing import ClassVar, Final, cast
 
 from scorer.cards import Card, parse_cards
 from scorer.errors import MatchError
+from scorer.i18n import _, ngettext
 from scorer.rules import as_whole
 
 __all__ = [
@@ -203,25 +204,27 @@ _FIELD_NAMES = {"from": "from_"}
 def parse_event(event: object) -> Event:
     """The event read from a plain-JSON copy of ``event``; raise ``MatchError`` when malformed."""
     if not isinstance(event, Mapping):
-        raise MatchError(f"an event must be an object with a type, not {event!r}")
+        raise MatchError(_("an event must be an object with a type, not %(value)s", value=repr(event)))
     try:
         copy = json.loads(json.dumps(dict(event), allow_nan=False))
     except (TypeError, ValueError) as err:
-        raise MatchError(f"an event must be plain JSON: {err}") from None
+        raise MatchError(_("an event must be plain JSON: %(error)s", error=str(err))) from None
     except RecursionError:
-        raise MatchError("an event must be plain JSON: it is nested too deeply") from None
+        raise MatchError(_("an event must be plain JSON: it is nested too deeply")) from None
     kind = copy.get("type")
     if kind not in EVENT_TYPES:
-        raise MatchError(f"unknown event type {kind!r} (one of {', '.join(EVENT_TYPES)})")
+        raise MatchError(_("unknown event type %(type)s (one of %(types)s)", type=repr(kind),
+                           types=", ".join(EVENT_TYPES)))
     required, optional = _KEYS[kind]
     keys = set(copy) - {"type"}
     missing = sorted(required - keys)
     if missing:
-        raise MatchError(f"a {kind} event needs {', '.join(missing)}")
+        raise MatchError(_("a %(type)s event needs %(keys)s", type=kind, keys=", ".join(missing)))
     unknown = sorted(keys - required - optional)
     if unknown:
-        allowed = ", ".join(sorted(required | optional)) or "nothing else"
-        raise MatchError(f"a {kind} event takes {allowed}, not {unknown[0]!r}")
+        allowed = ", ".join(sorted(required | optional)) or _("nothing else")
+        raise MatchError(_("a %(type)s event takes %(keys)s, not %(key)s", type=kind, keys=allowed,
+                           key=repr(unknown[0])))
     raw: dict[str, object] = dict(copy)
     values: dict[str, object] = {
         _FIELD_NAMES.get(key, key): value for key, value in raw.items() if key != "type"
@@ -240,19 +243,20 @@ def given(value: object) -> bool:
 def seq_ref(value: object, key: str, seq: int) -> int:
     """The earlier event named by ``value`` (the event's ``key``), for an event numbered ``seq``."""
     if seq == 1:
-        raise MatchError(f"{key}: there is no earlier event to name")
-    return as_whole(value, f"{key} (an earlier event's number)", 1, seq - 1)
+        raise MatchError(_("%(key)s: there is no earlier event to name", key=key))
+    return as_whole(value, _("%(key)s (an earlier event's number)", key=key), 1, seq - 1)
 
 
 def read_cards(value: object, count: int, what: str) -> list[Card]:
     """``count`` cards from text or a list of tokens; raise ``MatchError`` naming ``what``."""
     if not isinstance(value, str | list):
-        raise MatchError(f"{what} must be cards like '5H 5C 5S JD', not {value!r}")
+        raise MatchError(_("%(what)s must be cards like '5H 5C 5S JD', not %(value)s", what=what,
+                           value=repr(value)))
     try:
         # parse_cards checks every token's type itself and names a bad one.
         return parse_cards(cast("str | list[str]", value), count, what)
     except ValueError as err:
-        raise MatchError(f"{what}: {err}") from None
+        raise MatchError(_("%(what)s: %(error)s", what=what, error=str(err))) from None
 
 
 def read_reason(value: object, required: bool) -> str:
@@ -260,7 +264,8 @@ def read_reason(value: object, required: bool) -> str:
     if (value is ABSENT or value is None) and not required:
         return ""
     if not isinstance(value, str) or not value.strip():
-        raise MatchError("give a reason, like 'pegged twice'")
+        raise MatchError(_("give a reason, like 'pegged twice'"))
     if len(value) > MAX_REASON_LENGTH:
-        raise MatchError(f"the reason is longer than {MAX_REASON_LENGTH} characters")
+        raise MatchError(ngettext("the reason is longer than %(num)s character",
+                                  "the reason is longer than %(num)s characters", MAX_REASON_LENGTH))
     return " ".join(value.split())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -10,7 +10,7 @@ from scorer.pegging import PegEvent
 from scorer.rules import GameResult
 from scorer.show import Score
 
-__all__ = ["Phase", "Entry", "Miss", "FinishedGame", "MatchState"]
+__all__ = ["Phase", "Said", "Entry", "Miss", "FinishedGame", "MatchState"]
 
 
 class Phase(Enum):
@@ -37,6 +37,26 @@ class Phase(Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class Said:
+    """A history line kept as what to say, put into words each time it is read.
+
+    A replayed match is cached and shared by every reader, whatever their language, so a line
+    cannot be a finished string: it is a function of ``scorer.match.words`` and the values it
+    was said with (names as they were then, cards, points), worded in the reader's language.
+
+    >>> from scorer.match import words
+    >>> str(Said(words.pegs_line, ("Ann", 2)))
+    'Ann pegs 2'
+    """
+
+    words: Callable[..., str]
+    args: tuple[object, ...] = ()
+
+    def __str__(self) -> str:
+        return self.words(*self.args)
+
+
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One event of the log as the match read it.
 
@@ -44,7 +64,7 @@ class Entry:
     ``deltas`` the change to each side's score, ``unscored`` the points it could not peg
     because the game had been won. ``score`` is the itemized show count when the cards were
     entered, ``pegging`` the play's new awards. A voided entry keeps what it did when it was
-    applied; ``voided_by`` names the undo.
+    applied; ``voided_by`` names the undo. ``said`` is the line, worded when read (``text``).
     """
 
     seq: int
@@ -55,7 +75,7 @@ class Entry:
     points: tuple[int, ...]
     deltas: tuple[int, ...]
     unscored: int
-    text: str
+    said: Said
     score: Score | None = None
     pegging: tuple[PegEvent, ...] = ()
     voided_by: int | None = None
@@ -69,6 +89,11 @@ class Entry:
     def voided(self) -> bool:
         """Whether a later ``void`` undid this event."""
         return self.voided_by is not None
+
+    @property
+    def text(self) -> str:
+        """The line in the current language: "Bob's hand 5H 5C 5S JD with 5D: 29 (...)"."""
+        return str(self.said)
 
     def to_json(self) -> dict[str, object]:
         """The API's JSON of one history line."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from scorer.errors import MatchError
+from scorer.i18n import _, digits
 from scorer.match.engine import Engine
 from scorer.match.events import parse_event
 from scorer.match.records import Entry, MatchState
@@ -35,7 +36,8 @@ class Match:
                 self._engine.apply(parse_event(event))
             except MatchError as err:
                 kind = event.get("type") if isinstance(event, Mapping) else None
-                raise MatchError(f"event #{seq} ({kind}): {err}") from None
+                raise MatchError(_("event #%(seq)s (%(type)s): %(error)s", seq=digits(seq), type=str(kind),
+                                   error=str(err))) from None
         self._engine.strict = True
 
     @classmethod

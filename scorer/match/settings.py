@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from scorer.errors import MatchError
+from scorer.i18n import _, digits, ngettext
 from scorer.rules import CUSTOM, NAMED_PRESETS, TARGETS, GameRules, ThreePlayerSkunk, as_whole, preset
 
 __all__ = ["LengthKind", "MatchLength", "Settings", "new_match_settings", "new_settings_json",
@@ -54,28 +55,35 @@ class MatchLength:
     def describe(self) -> str:
         """``"best of 3 games"`` or ``"first to 7 game points"``."""
         if self.kind is LengthKind.BEST_OF:
-            return "a single game" if self.count == 1 else f"best of {self.count} games"
-        return f"first to {self.count} game points"
+            if self.count == 1:
+                return _("a single game")
+            return ngettext("best of %(num)s game", "best of %(num)s games", self.count)
+        return ngettext("first to %(num)s game point", "first to %(num)s game points", self.count)
 
 
 def _read_length(data: object) -> MatchLength:
     if data is None:
         return MatchLength(LengthKind.BEST_OF, 1)
     if not isinstance(data, Mapping):
-        raise MatchError(f"length must be like {{'kind': 'best_of', 'games': 3}}, not {data!r}")
+        raise MatchError(_("length must be like {'kind': 'best_of', 'games': 3}, not %(value)s",
+                           value=repr(data)))
     kind = data.get("kind")
     if kind == LengthKind.BEST_OF.value:
         if set(data) != {"kind", "games"}:
-            raise MatchError(f"a best-of length has exactly kind and games: {dict(data)!r}")
-        games = as_whole(data["games"], "length games", 1, MAX_BEST_OF)
+            raise MatchError(_("a best-of length has exactly kind and games: %(value)s",
+                               value=repr(dict(data))))
+        games = as_whole(data["games"], _("length games"), 1, MAX_BEST_OF)
         if games % 2 == 0:
-            raise MatchError(f"a best-of match needs an odd number of games, not {games}")
+            raise MatchError(_("a best-of match needs an odd number of games, not %(games)s",
+                               games=digits(games)))
         return MatchLength(LengthKind.BEST_OF, games)
     if kind == LengthKind.POINTS.value:
         if set(data) != {"kind", "points"}:
-            raise MatchError(f"a points length has exactly kind and points: {dict(data)!r}")
-        return MatchLength(LengthKind.POINTS, as_whole(data["points"], "length points", 1, MAX_MATCH_POINTS))
-    raise MatchError(f"length kind must be best_of or points, not {kind!r}")
+            raise MatchError(_("a points length has exactly kind and points: %(value)s",
+                               value=repr(dict(data))))
+        points = as_whole(data["points"], _("length points"), 1, MAX_MATCH_POINTS)
+        return MatchLength(LengthKind.POINTS, points)
+    raise MatchError(_("length kind must be best_of or points, not %(value)s", value=repr(kind)))
 
 
 def _read_skunk_judging(data: Mapping[str, object], players: Sequence[str]) -> ThreePlayerSkunk:
@@ -83,13 +91,14 @@ def _read_skunk_judging(data: Mapping[str, object], players: Sequence[str]) -> T
     raw = data.get("three_player_skunk", ThreePlayerSkunk.RUNNER_UP.value)
     choices = [c.value for c in ThreePlayerSkunk]
     if raw not in choices:
-        raise MatchError(f"three_player_skunk must be {' or '.join(choices)}, not {raw!r}")
+        raise MatchError(_("three_player_skunk must be %(first)s or %(second)s, not %(value)s",
+                           first=choices[0], second=choices[1], value=repr(raw)))
     judging = ThreePlayerSkunk(raw)
     if judging is ThreePlayerSkunk.EACH_LOSER and len(players) != 3:
-        raise MatchError(
-            f"three_player_skunk each-loser is for three players; with {len(players)} "
-            "there is one losing side"
-        )
+        raise MatchError(_(
+            "three_player_skunk each-loser is for three players; with %(count)s there is one losing side",
+            count=digits(len(players)),
+        ))
     return judging
 
 
@@ -132,60 +141,67 @@ class Settings:
     def from_json(cls, data: Mapping[str, object]) -> Settings:
         """Read and validate settings; raise ``MatchError`` naming the first bad value."""
         if not isinstance(data, Mapping):
-            raise MatchError(f"settings must be an object, not {data!r}")
+            raise MatchError(_("settings must be an object, not %(value)s", value=repr(data)))
         known = {
             "players", "partnerships", "target", "preset", "custom", "length", "muggins", "first_dealer",
             "three_player_skunk", "scores_only",
         }
         unknown = sorted(set(data) - known)
         if unknown:
-            raise MatchError(f"unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
+            raise MatchError(_("unknown setting %(key)s (known: %(keys)s)", key=repr(unknown[0]),
+                               keys=", ".join(sorted(known))))
         raw_players = data.get("players")
         if not isinstance(raw_players, list | tuple) or not 2 <= len(raw_players) <= 4:
-            raise MatchError(f"players must be a list of 2, 3 or 4 names, not {raw_players!r}")
+            raise MatchError(_("players must be a list of 2, 3 or 4 names, not %(value)s",
+                               value=repr(raw_players)))
         players: list[str] = []
         for i, name in enumerate(raw_players, 1):
             if not isinstance(name, str) or not name.strip():
-                raise MatchError(f"player {i} needs a name, not {name!r}")
+                raise MatchError(_("player %(number)s needs a name, not %(value)s", number=digits(i),
+                                   value=repr(name)))
             clean = " ".join(name.split())
             if len(clean) > MAX_NAME_LENGTH:
-                raise MatchError(f"player {i}'s name is longer than {MAX_NAME_LENGTH} characters: {clean!r}")
+                raise MatchError(_("player %(number)s's name is longer than %(most)s characters: %(name)s",
+                                   number=digits(i), most=digits(MAX_NAME_LENGTH), name=repr(clean)))
             if clean.casefold() in (p.casefold() for p in players):
-                raise MatchError(f"two players are called {clean!r}: give each a different name")
+                raise MatchError(_("two players are called %(name)s: give each a different name",
+                                   name=repr(clean)))
             players.append(clean)
         partnerships = data.get("partnerships", len(players) == 4)
         if not isinstance(partnerships, bool):
-            raise MatchError(f"partnerships must be true or false, not {partnerships!r}")
+            raise MatchError(_("partnerships must be true or false, not %(value)s", value=repr(partnerships)))
         if partnerships != (len(players) == 4):
-            raise MatchError(
+            raise MatchError(_(
                 "four players play in two partnerships (partners opposite), and only four do: "
-                f"got {len(players)} players with partnerships {str(partnerships).lower()}"
-            )
-        target = as_whole(data.get("target", 121), "target", min(TARGETS), max(TARGETS))
+                "got %(count)s players with partnerships %(value)s",
+                count=digits(len(players)), value=str(partnerships).lower(),
+            ))
+        target = as_whole(data.get("target", 121), _("target"), min(TARGETS), max(TARGETS))
         if target not in TARGETS:
-            raise MatchError(f"target must be 121 or 61 points, not {target!r}")
+            raise MatchError(_("target must be 121 or 61 points, not %(value)s", value=repr(target)))
         name = data.get("preset", "home")
         custom = data.get("custom")
         if name == CUSTOM:
             if not isinstance(custom, Mapping):
-                raise MatchError("custom rules need their values: custom = {'plain': 1, 'lines': [...]}")
+                raise MatchError(_("custom rules need their values: custom = {'plain': 1, 'lines': [...]}"))
             rules = GameRules.from_json(target, custom)
         elif name in NAMED_PRESETS:
             if custom is not None:
-                raise MatchError(f"custom values go with preset 'custom', not {name!r}")
+                raise MatchError(_("custom values go with preset 'custom', not %(name)s", name=repr(name)))
             rules = preset(str(name), target)
         else:
-            raise MatchError(f"unknown preset {name!r}: choose {', '.join(NAMED_PRESETS)} or custom")
+            raise MatchError(_("unknown preset %(name)s: choose %(presets)s or custom", name=repr(name),
+                               presets=", ".join(NAMED_PRESETS)))
         length = _read_length(data.get("length"))
         muggins = data.get("muggins", False)
         if not isinstance(muggins, bool):
-            raise MatchError(f"muggins must be true or false, not {muggins!r}")
+            raise MatchError(_("muggins must be true or false, not %(value)s", value=repr(muggins)))
         first = data.get("first_dealer")
         first_dealer = None if first is None else as_whole(first, "first_dealer", 0, len(players) - 1)
         judging = _read_skunk_judging(data, players)
         scores_only = data.get("scores_only", False)
         if not isinstance(scores_only, bool):
-            raise MatchError(f"scores_only must be true or false, not {scores_only!r}")
+            raise MatchError(_("scores_only must be true or false, not %(value)s", value=repr(scores_only)))
         return cls(tuple(players), target, rules, length, muggins, first_dealer, judging, scores_only)
 
     def to_json(self) -> dict[str, object]:
@@ -235,12 +251,18 @@ def check_new_names(players: Sequence[object]) -> None:
         for char in name:
             if char in _BIDI_CONTROLS:
                 code = f"U+{ord(char):04X}"
-                raise MatchError(f"player {i}'s name holds a text-direction control ({code}): remove it")
+                raise MatchError(_(
+                    "player %(number)s's name holds a text-direction control (%(code)s): remove it",
+                    number=digits(i), code=code,
+                ))
         if name.strip() and all(
             char in _BLANK_LETTERS or unicodedata.category(char) in _UNSEEN_CATEGORIES for char in name
         ):
             # ascii() spells each unseen character as its code, so the message shows what was sent.
-            raise MatchError(f"player {i} needs a name that shows on screen: {name!a} has no visible letter")
+            raise MatchError(_(
+                "player %(number)s needs a name that shows on screen: %(name)s has no visible letter",
+                number=digits(i), name=ascii(name),
+            ))
 
 
 def new_settings_json(data: Mapping[str, object]) -> dict[str, object]:

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from scorer.cards import Card
 from scorer.errors import MatchError
+from scorer.i18n import _, digits
 from scorer.match import words
 from scorer.pegging import THIRTY_ONE
 from scorer.rules import HAND_SIZE
@@ -72,7 +73,8 @@ fits under 31 (a card is worth at most 10). It was Ann's turn, not Bob's (Bob:TS
         judged = index >= start
         label = f"{names[seat]}:{card}"
         if left[seat] == 0 and judged:
-            raise MatchError(f"{names[seat]} has only {HAND_SIZE} cards to play ({label})")
+            raise MatchError(_("%(name)s has only %(cards)s cards to play (%(play)s)", name=names[seat],
+                               cards=digits(HAND_SIZE), play=label))
         if last < 0:
             if seat != order[0] and judged:
                 raise MatchError(words.first_lead(names[order[0]], names[seat]))

@@ -1,22 +1,55 @@
-"""The English of a match: results, the screen's prompt, whose cards, claims put right.
+"""The words of a match: results, the screen's prompt, whose cards, claims, every history line.
 
-The history lines and refusals are built from these phrases, so a screen, the API and the
-engine's messages say the same thing the same way.
+The history lines and refusals are built from these sentences, so a screen, the API and the
+engine's messages say the same thing the same way. Every sentence is one message of the
+catalogues (``scorer.i18n``) with named placeholders, numbers in the reader's digits.
+
+A history line is said when it is read, not when its event is applied (``records.Said``): the
+``*_line`` functions here take only values fixed when the event came (names as they were then,
+cards, points, immutable records) and word them in the current language.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from scorer.match.records import Phase
+from scorer.i18n import N_, _, digits, ngettext
+from scorer.match.records import Phase, Said
 from scorer.match.settings import LengthKind, Settings
 from scorer.match.state import CRIB, STARTER, EngineState, Owner
+from scorer.pegging import THIRTY_ONE
 from scorer.rules import HAND_SIZE, GameResult, SkunkKind
+from scorer.show import Score
 
 __all__ = [
     "result_words", "match_words", "owner_words", "claim_notes", "prompt", "cards_held", "cannot_go",
-    "first_lead", "played_after_go", "wrong_lead", "unfinished_play",
+    "first_lead", "played_after_go", "wrong_lead", "unfinished_play", "names_and", "hand_words",
+    "crib_words", "tally_words", "entry_line", "cut_line", "starter_line", "pegs_line", "play_line",
+    "count_line", "award_words", "muggins_line", "correction_line", "next_game_line", "settings_line",
+        "undo_line",
 ]
+
+_MAX_CARD_VALUE = 10
+"""The most a card is worth in the play (tens and faces)."""
+
+_PLAY_KINDS = {
+    "fifteen": N_("fifteen"), "pair": N_("pair"), "run": N_("run"), "go": N_("go"),
+    "thirty-one": N_("thirty-one"), "last": N_("last"),
+}
+"""What the play scores, by its kind (``scorer.show.ScoreKind`` values), in a refused claim's count."""
+
+
+def names_and(names: Sequence[str]) -> str:
+    """``"Ann and Bob"``, ``"Ann and Bob and Cat"``: players named together."""
+    text = names[0]
+    for name in names[1:]:
+        text = _("%(earlier)s and %(last)s", earlier=text, last=name)
+    return text
+
+
+def tally_words(values: Sequence[int]) -> str:
+    """Scores or tallies side by side, ``"121–87"``, in the reader's digits."""
+    return "–".join(digits(v) for v in values)
 
 
 def result_words(s: Settings, result: GameResult) -> str:
@@ -24,12 +57,18 @@ def result_words(s: Settings, result: GameResult) -> str:
     double skunk)"``."""
     if result.each:
         ranked = sorted(result.each, key=lambda m: -m.loser_score)
-        scores = "–".join(str(v) for v in (result.winner_score, *(m.loser_score for m in ranked)))
-        words = f"{s.side_name(result.winner)} won {scores}"
-        margins = [f"{s.side_name(m.side)} {m.skunk.label}" for m in ranked if m.skunk is not SkunkKind.PLAIN]
-        return f"{words} ({', '.join(margins)})" if margins else words
-    words = f"{s.side_name(result.winner)} won {result.winner_score}–{result.loser_score}"
-    return words if result.skunk is SkunkKind.PLAIN else f"{words} ({result.skunk.label})"
+        scores = tally_words((result.winner_score, *(m.loser_score for m in ranked)))
+        won = _("%(name)s won %(scores)s", name=s.side_name(result.winner), scores=scores)
+        margins = [_("%(name)s %(margin)s", name=s.side_name(m.side), margin=m.skunk.label)
+                   for m in ranked if m.skunk is not SkunkKind.PLAIN]
+        if not margins:
+            return won
+        return _("%(result)s (%(margins)s)", result=won, margins=", ".join(margins))
+    scores = tally_words((result.winner_score, result.loser_score))
+    if result.skunk is SkunkKind.PLAIN:
+        return _("%(name)s won %(scores)s", name=s.side_name(result.winner), scores=scores)
+    return _("%(name)s won %(scores)s (%(margin)s)", name=s.side_name(result.winner), scores=scores,
+             margin=result.skunk.label)
 
 
 def match_words(s: Settings, games_won: Sequence[int], game_points: Sequence[int], winner: int | None) -> str:
@@ -48,34 +87,51 @@ def match_words(s: Settings, games_won: Sequence[int], game_points: Sequence[int
         return ""
     best_of = s.length.kind is LengthKind.BEST_OF
     tally = games_won if best_of else game_points
-    unit = "games" if best_of else "game points"
+    name = s.side_name(winner)
     if len(tally) == 3:
         if best_of and s.length.count == 1:
-            return f"{s.side_name(winner)} won the match"
+            return _("%(name)s won the match", name=name)
         others = sorted((v for i, v in enumerate(tally) if i != winner), reverse=True)
-        return f"{s.side_name(winner)} won the match {'–'.join(map(str, (tally[winner], *others)))} in {unit}"
-    others_best = max(v for i, v in enumerate(tally) if i != winner)
-    return f"{s.side_name(winner)} won the match {tally[winner]}–{others_best} in {unit}"
+        shown = tally_words((tally[winner], *others))
+    else:
+        shown = tally_words((tally[winner], max(v for i, v in enumerate(tally) if i != winner)))
+    if best_of:
+        return _("%(name)s won the match %(tally)s in games", name=name, tally=shown)
+    return _("%(name)s won the match %(tally)s in game points", name=name, tally=shown)
+
+
+def hand_words(name: str) -> str:
+    """``"Bob's hand"``."""
+    return _("%(name)s's hand", name=name)
+
+
+def crib_words(name: str) -> str:
+    """``"Ann's crib"``."""
+    return _("%(name)s's crib", name=name)
 
 
 def owner_words(s: Settings, owner: Owner) -> str:
     """``"the crib"``, ``"the starter"`` or ``"Bob's hand"``."""
     if owner == CRIB:
-        return "the crib"
+        return _("the crib")
     if owner == STARTER:
-        return "the starter"
-    return f"{s.players[int(owner)]}'s hand"
+        return _("the starter")
+    return hand_words(s.players[int(owner)])
 
 
-def claim_notes(s: Settings, claims: Mapping[int, int], true: Mapping[int, int]) -> str:
+def claim_notes(
+    names: Sequence[str], muggins: bool, claims: Mapping[int, int], true: Mapping[int, int]
+) -> str:
     """``"; Bob claimed 2: 1 open to muggins"`` for each under-claim in a play."""
     notes = []
     for seat, claim in claims.items():
         if claim < true[seat]:
-            if s.muggins:
-                notes.append(f"{s.players[seat]} claimed {claim}: {true[seat] - claim} open to muggins")
+            if muggins:
+                notes.append(_("%(name)s claimed %(claim)s: %(open)s open to muggins", name=names[seat],
+                               claim=digits(claim), open=digits(true[seat] - claim)))
             else:
-                notes.append(f"{s.players[seat]} claimed {claim}, corrected to {true[seat]}")
+                notes.append(_("%(name)s claimed %(claim)s, corrected to %(points)s", name=names[seat],
+                               claim=digits(claim), points=digits(true[seat])))
     return "".join(f"; {note}" for note in notes)
 
 
@@ -83,62 +139,81 @@ def prompt(s: Settings, st: EngineState) -> str:
     """The screen's line: ``"game 1, hand 3: Bob to count"``."""
     name = s.players
     if st.phase is Phase.CUT:
-        return "cut for the first deal: " + ", ".join(name[seat] for seat in st.cutting)
+        return _("cut for the first deal: %(names)s", names=", ".join(name[seat] for seat in st.cutting))
     if st.phase is Phase.MATCH_OVER:
         return match_words(s, st.games_won, st.game_points, st.match_winner)
     if st.phase is Phase.GAME_OVER and st.result is not None:
-        return f"{result_words(s, st.result)}: start the next game"
+        return _("%(result)s: start the next game", result=result_words(s, st.result))
     hand = st.hand
     assert hand is not None  # dealt once the cut is over
-    where = f"game {st.game}, hand {hand.number}: "
+    where = {"game": digits(st.game), "hand": digits(hand.number)}
     if st.phase is Phase.STARTER:
         if s.scores_only:
-            return where + f"{name[hand.dealer]} deals; the play, {name[hand.order[0]]} leads"
-        return where + f"{name[hand.dealer]} deals; turn the starter"
+            return _("game %(game)s, hand %(hand)s: %(name)s deals; the play, %(leader)s leads",
+                     name=name[hand.dealer], leader=name[hand.order[0]], **where)
+        return _("game %(game)s, hand %(hand)s: %(name)s deals; turn the starter", name=name[hand.dealer],
+                 **where)
     if st.phase is Phase.PLAY:
         if hand.plays:
-            return where + f"the play, {len(hand.plays)} of {HAND_SIZE * len(name)} cards played"
-        return where + f"the play, {name[hand.order[0]]} leads"
+            return _("game %(game)s, hand %(hand)s: the play, %(played)s of %(total)s cards played",
+                     played=digits(len(hand.plays)), total=digits(HAND_SIZE * len(name)), **where)
+        return _("game %(game)s, hand %(hand)s: the play, %(leader)s leads", leader=name[hand.order[0]],
+                 **where)
     if st.phase is Phase.SHOW:
-        return where + f"{name[hand.order[len(hand.counted)]]} to count"
-    return where + f"{name[hand.dealer]} to count the crib"
+        return _("game %(game)s, hand %(hand)s: %(name)s to count", name=name[hand.order[len(hand.counted)]],
+                 **where)
+    return _("game %(game)s, hand %(hand)s: %(name)s to count the crib", name=name[hand.dealer], **where)
 
 
 def cards_held(count: int) -> str:
     """``"1 card"`` or ``"4 cards"``."""
-    return f"{count} card" if count == 1 else f"{count} cards"
+    return ngettext("%(num)s card", "%(num)s cards", count)
 
 
 def cannot_go(name: str, count: int, held: int, player: str, card: str) -> str:
     """A player passed over while every card they could hold fits (docs/RULES.md, "The play")."""
-    every = "it fits" if held == 1 else "every card fits"
-    return (
-        f"{name} could not have said go at {count}: {name} still holds {cards_held(held)} and {every} "
-        f"under 31 (a card is worth at most 10). It was {name}'s turn, not {player}'s ({card})."
+    return ngettext(
+        "%(name)s could not have said go at %(count)s: %(name)s still holds %(num)s card and it fits "
+        "under %(limit)s (a card is worth at most %(most)s). It was %(name)s's turn, not %(player)s's "
+        "(%(card)s).",
+        "%(name)s could not have said go at %(count)s: %(name)s still holds %(num)s cards and every card "
+        "fits under %(limit)s (a card is worth at most %(most)s). It was %(name)s's turn, not %(player)s's "
+        "(%(card)s).",
+        held, name=name, count=digits(count), limit=digits(THIRTY_ONE), most=digits(_MAX_CARD_VALUE),
+        player=player, card=card,
     )
 
 
 def first_lead(due: str, player: str) -> str:
     """The play led by someone other than the player on the dealer's left."""
-    return f"{due} leads the play (the player on the dealer's left), not {player}"
+    return _("%(due)s leads the play (the player on the dealer's left), not %(player)s", due=due,
+             player=player)
 
 
 def played_after_go(name: str, card: str, count: int, value: int) -> str:
     """A card that would have fitted when its player said go earlier this hand."""
-    return (
-        f"{name} could not have played {card}: {name} said go at {count}, yet {card} would have made "
-        f"{count + value} there, and a player who holds a card that fits must play it."
+    return _(
+        "%(name)s could not have played %(card)s: %(name)s said go at %(count)s, yet %(card)s would have "
+        "made %(total)s there, and a player who holds a card that fits must play it.",
+        name=name, card=card, count=digits(count), total=digits(count + value),
     )
 
 
 def wrong_lead(due: str, player: str, count: int, last: str, out: Sequence[str]) -> str:
     """A new count led by someone other than the next player after the last card's."""
-    if count == 31:
-        why = f"after 31 the next player after {last}, who made it, leads the new count"
+    if count == THIRTY_ONE:
+        why = _("after %(limit)s the next player after %(last)s, who made it, leads the new count",
+                limit=digits(THIRTY_ONE), last=last)
     else:
-        why = f"nobody could play on {count}, so the next player after {last}, who played last, leads"
-    gone = f" ({' and '.join(out)} {'has' if len(out) == 1 else 'have'} no cards left)" if out else ""
-    return f"it was {due}'s lead, not {player}'s: {why}{gone}."
+        why = _("nobody could play on %(count)s, so the next player after %(last)s, who played last, leads",
+                count=digits(count), last=last)
+    if not out:
+        return _("it was %(due)s's lead, not %(player)s's: %(why)s.", due=due, player=player, why=why)
+    return ngettext(
+        "it was %(due)s's lead, not %(player)s's: %(why)s (%(names)s has no cards left).",
+        "it was %(due)s's lead, not %(player)s's: %(why)s (%(names)s have no cards left).",
+        len(out), due=due, player=player, why=why, names=names_and(out),
+    )
 
 
 def unfinished_play(s: Settings, left: Mapping[int, int], shown: Mapping[int, Sequence[str]]) -> str:
@@ -146,14 +221,140 @@ def unfinished_play(s: Settings, left: Mapping[int, int], shown: Mapping[int, Se
     parts = []
     for seat, count in left.items():
         cards = shown.get(seat, ())
+        name = s.players[seat]
         if len(cards) == count:
-            verb = "is" if count == 1 else "are"
-            parts.append(f"{s.players[seat]}'s {' '.join(cards)} {verb} still to play")
+            parts.append(ngettext("%(name)s's %(cards)s is still to play",
+                                  "%(name)s's %(cards)s are still to play",
+                                  count, name=name, cards=" ".join(cards)))
         else:
-            last = "last card is" if count == 1 else f"last {count} cards are"
-            parts.append(f"{s.players[seat]}'s {last} still to play")
+            parts.append(ngettext("%(name)s's last card is still to play",
+                                  "%(name)s's last %(num)s cards are still to play", count, name=name))
     certain = [f"{s.players[seat]}:{card}" for seat, cards in shown.items() for card in cards]
-    text = "the play is not finished: " + "; ".join(parts)
     if certain and len(certain) == sum(left.values()):
-        return text + f" (enter {' '.join(certain)} as the play first, then the show)"
-    return text + " (enter the rest of the play first: its go and last-card points are due)"
+        return _("the play is not finished: %(parts)s (enter %(plays)s as the play first, then the show)",
+                 parts="; ".join(parts), plays=" ".join(certain))
+    return _("the play is not finished: %(parts)s (enter the rest of the play first: its go and last-card "
+             "points are due)", parts="; ".join(parts))
+
+
+# -- history lines: worded when read (records.Said) --------------------------------------------
+
+
+def entry_line(line: Said, unscored: int, result: Said | None, match: Said | None) -> str:
+    """An event's line, with the points the won game left unscored and the result it ended in."""
+    text = str(line)
+    if unscored:
+        text = ngettext("%(line)s (%(num)s not scored: the game was already won)",
+                        "%(line)s (%(num)s not scored: the game was already won)", unscored, line=text)
+    if result is not None:
+        text = _("%(line)s; game over: %(result)s", line=text, result=str(result))
+        if match is not None:
+            text = _("%(line)s; %(match)s", line=text, match=str(match))
+    return text
+
+
+def cut_line(cuts: tuple[tuple[str, str], ...], tied: tuple[str, ...]) -> str:
+    """``"cut for deal: Ann 5H, Bob KD; Ann deals"``, or who tie low and cut again."""
+    shown = ", ".join(_("%(name)s %(card)s", name=name, card=card) for name, card in cuts)
+    if len(tied) > 1:
+        return _("cut for deal: %(cuts)s; %(names)s tie low and cut again", cuts=shown, names=names_and(tied))
+    return _("cut for deal: %(cuts)s; %(name)s deals", cuts=shown, name=tied[0])
+
+
+def starter_line(hand: int, card: str | None, heels: int, dealer: str) -> str:
+    """``"hand 2 starter JD: his heels, 2 for Ann"``; ``card`` None when not entered."""
+    number, points = digits(hand), digits(heels)
+    if card is None:
+        if heels:
+            return _("hand %(hand)s: starter not entered; his heels, %(points)s for %(name)s",
+                     hand=number, points=points, name=dealer)
+        return _("hand %(hand)s: starter not entered", hand=number)
+    if heels:
+        return _("hand %(hand)s starter %(card)s: his heels, %(points)s for %(name)s",
+                 hand=number, card=card, points=points, name=dealer)
+    return _("hand %(hand)s starter %(card)s", hand=number, card=card)
+
+
+def pegs_line(name: str, points: int) -> str:
+    """``"Bob pegs 2"``: play points entered as a number."""
+    return _("%(name)s pegs %(points)s", name=name, points=digits(points))
+
+
+def play_line(
+    plays: str, pegged: tuple[tuple[str, int], ...], names: tuple[str, ...], muggins: bool,
+    claims: tuple[tuple[int, int], ...], true: tuple[tuple[int, int], ...],
+) -> str:
+    """``"the play: Ann:5H Bob:TS; Bob 2"``, with the play's under-claims."""
+    if pegged:
+        who = ", ".join(_("%(name)s %(points)s", name=name, points=digits(p)) for name, p in pegged)
+        text = _("the play: %(plays)s; %(pegged)s", plays=plays, pegged=who)
+    else:
+        text = _("the play: %(plays)s; nothing pegged", plays=plays)
+    return text + claim_notes(names, muggins, dict(claims), dict(true))
+
+
+def count_line(
+    name: str, crib: bool, points: int, cards: str | None, starter: str | None, score: Score | None,
+    claim: int | None, muggins: bool,
+) -> str:
+    """``"Bob's hand 5H 5C 5S JD with 5D: 29 (fifteen two, ...)"``, ``"Ann's crib: 4"``, with an
+    under-claim's note."""
+    total = digits(points)
+    if score is None or cards is None:
+        text = (_("%(name)s's crib: %(points)s", name=name, points=total) if crib
+                else _("%(name)s's hand: %(points)s", name=name, points=total))
+    elif crib:
+        text = _("%(name)s's crib %(cards)s with %(starter)s: %(points)s (%(spoken)s)", name=name,
+                 cards=cards, starter=starter, points=total, spoken=score.spoken())
+    else:
+        text = _("%(name)s's hand %(cards)s with %(starter)s: %(points)s (%(spoken)s)", name=name,
+                 cards=cards, starter=starter, points=total, spoken=score.spoken())
+    if claim is not None and claim < points:
+        if muggins:
+            return _("%(line)s; claimed %(claim)s: %(open)s open to muggins", line=text, claim=digits(claim),
+                     open=digits(points - claim))
+        return _("%(line)s; claimed %(claim)s, corrected to %(points)s", line=text, claim=digits(claim),
+                 points=total)
+    return text
+
+
+def award_words(kind: str, points: int) -> str:
+    """``"pair 2"``: one award of the play, by its kind."""
+    label = _(_PLAY_KINDS[kind]) if kind in _PLAY_KINDS else kind
+    return _("%(kind)s %(points)s", kind=label, points=digits(points))
+
+
+def muggins_line(name: str, award: int, victim: str, target: int, claimed: int, missed: int) -> str:
+    """``"muggins! Ann takes 4 Bob missed in #2"``, saying so when the claim was more."""
+    if award < claimed:
+        return _("muggins! %(name)s takes %(points)s %(victim)s missed in #%(seq)s (claimed %(claim)s; only "
+                 "%(missed)s was missed)", name=name, points=digits(award), victim=victim, seq=digits(target),
+                 claim=digits(claimed), missed=digits(missed))
+    return _("muggins! %(name)s takes %(points)s %(victim)s missed in #%(seq)s", name=name,
+             points=digits(award), victim=victim, seq=digits(target))
+
+
+def correction_line(who: str, points: int, reason: str) -> str:
+    """``"correction: Bob +5 (pegged short)"``."""
+    signed = f"+{digits(points)}" if points > 0 else digits(points)
+    return _("correction: %(name)s %(points)s (%(reason)s)", name=who, points=signed, reason=reason)
+
+
+def next_game_line(game: int, dealer: str) -> str:
+    """``"game 2: Bob deals first"``."""
+    return _("game %(game)s: %(name)s deals first", game=digits(game), name=dealer)
+
+
+def settings_line(renamed: tuple[tuple[str, str], ...], scores_only: bool | None) -> str:
+    """``"settings: You is now Ann; scores only, no cards"``: ``scores_only`` None when unchanged."""
+    changes = [_("%(old)s is now %(new)s", old=old, new=new) for old, new in renamed]
+    if scores_only is not None:
+        changes.append(_("scores only, no cards") if scores_only else _("cards entered again"))
+    return _("settings: %(changes)s", changes="; ".join(changes))
+
+
+def undo_line(target: int, line: Said, reason: str) -> str:
+    """``"undo #3: Ann's hand: 6 (that was Bob's count)"``."""
+    if reason:
+        return _("undo #%(seq)s: %(line)s (%(reason)s)", seq=digits(target), line=str(line), reason=reason)
+    return _("undo #%(seq)s: %(line)s", seq=digits(target), line=str(line))
