@@ -347,13 +347,13 @@ def test_each_player_pegs_from_their_own_card(client: FlaskClient) -> None:
         assert all(f'aria-label="Peg {n} for {name}"' in card.group(0) for n in (1, 2, 3, 4, 6, 12))
 
 
-@pytest.mark.parametrize(("label", "dealer"), [("I deal", "You"), ("They deal", "Opponent")])
+@pytest.mark.parametrize(("label", "dealer"), [("I deal", "you deal"), ("They deal", "Opponent deals")])
 def test_one_tap_starts_a_match(web_app: Flask, client: FlaskClient, label: str, dealer: str) -> None:
     started = tap(client, "/matches", label)
     assert started.status_code == 303
     page = client.get(started.headers["Location"])
     assert "You v Opponent" in page_text(page)
-    assert text_of(page, "prompt") == f"Game 1, hand 1: {dealer} deals; turn the starter"
+    assert text_of(page, "prompt") == f"Game 1, hand 1: {dealer}; turn the starter"
     assert "a single game · to 121" in page_text(page)
     assert count_rows(web_app, "matches") == 1
 

@@ -586,6 +586,10 @@ class Engine:
         if seat in hand.counted:
             raise MatchError(_("%(name)s already counted this hand; %(next)s counts next", name=who,
                                next=self.name(due)))
+        if seat != due and words.is_you(self.name(due)):
+            raise MatchError(_(
+                "you count next: the player on the dealer's left counts first, the dealer last"
+            ))
         if seat != due:
             raise MatchError(_(
                 "%(name)s counts next: the player on the dealer's left counts first, the dealer last",
@@ -622,9 +626,13 @@ class Engine:
     def _on_crib(self, seq: int, event: Crib) -> Entry:
         hand = self._in_hand()
         if given(event.player) and self._seat(event.player) != hand.dealer:
+            if words.is_you(self.name(hand.dealer)):
+                raise MatchError(_("the crib is yours: the dealer counts it"))
             raise MatchError(_("the crib is %(name)s's: the dealer counts it", name=self.name(hand.dealer)))
         if self.st.phase is not Phase.CRIB:
             due = hand.order[len(hand.counted)]
+            if words.is_you(self.name(due)):
+                raise MatchError(_("the crib is counted after every hand: you count next"))
             raise MatchError(_("the crib is counted after every hand: %(name)s counts next",
                                name=self.name(due)))
         return self._count(seq, event, hand, None)

@@ -26,11 +26,33 @@ __all__ = [
     "first_lead", "played_after_go", "wrong_lead", "unfinished_play", "names_and", "hand_words",
     "crib_words", "tally_words", "entry_line", "cut_line", "starter_line", "pegs_line", "play_line",
     "count_line", "award_words", "muggins_line", "correction_line", "next_game_line", "settings_line",
-        "undo_line",
+    "undo_line", "YOU", "is_you",
 ]
 
 _MAX_CARD_VALUE = 10
 """The most a card is worth in the play (tens and faces)."""
+
+YOU = "You"
+"""The name a match started in one tap gives the player holding the phone ("You v Opponent",
+templates/matches/index.html). Lines about a player of that name are said in the second person
+("you deal", "your hand"), each its own sentence in every language; other names in the third."""
+
+
+def is_you(name: str) -> bool:
+    """Whether ``name`` is the one-tap match's "You", said in the second person.
+
+    >>> from scorer.match import Match, new_match_settings
+    >>> m = Match(new_match_settings(["You", "Opponent"], first_dealer=0))
+    >>> m.state.prompt
+    'game 1, hand 1: you deal; turn the starter'
+    >>> m = m.apply({"type": "peg", "player": 0, "points": 2})
+    >>> m = m.apply({"type": "show", "player": 1, "points": 8})
+    >>> m = m.apply({"type": "show", "player": 0, "points": 12})
+    >>> [e.text for e in m.history]
+    ['you peg 2', "Opponent's hand: 8", 'your hand: 12']
+    """
+    return name == YOU
+
 
 _PLAY_KINDS = {
     "fifteen": N_("fifteen"), "pair": N_("pair"), "run": N_("run"), "go": N_("go"),
@@ -101,12 +123,16 @@ def match_words(s: Settings, games_won: Sequence[int], game_points: Sequence[int
 
 
 def hand_words(name: str) -> str:
-    """``"Bob's hand"``."""
+    """``"Bob's hand"``, ``"your hand"``."""
+    if is_you(name):
+        return _("your hand")
     return _("%(name)s's hand", name=name)
 
 
 def crib_words(name: str) -> str:
-    """``"Ann's crib"``."""
+    """``"Ann's crib"``, ``"your crib"``."""
+    if is_you(name):
+        return _("your crib")
     return _("%(name)s's crib", name=name)
 
 
@@ -147,22 +173,30 @@ def prompt(s: Settings, st: EngineState) -> str:
     hand = st.hand
     assert hand is not None  # dealt once the cut is over
     where = {"game": digits(st.game), "hand": digits(hand.number)}
+    dealer, leader = name[hand.dealer], name[hand.order[0]]
+    if st.phase is Phase.STARTER and s.scores_only:
+        if is_you(dealer):
+            return _("game %(game)s, hand %(hand)s: you deal; the play, %(leader)s leads", leader=leader,
+                     **where)
+        if is_you(leader):
+            return _("game %(game)s, hand %(hand)s: %(name)s deals; the play, you lead", name=dealer, **where)
+        return _("game %(game)s, hand %(hand)s: %(name)s deals; the play, %(leader)s leads", name=dealer,
+                 leader=leader, **where)
     if st.phase is Phase.STARTER:
-        if s.scores_only:
-            return _("game %(game)s, hand %(hand)s: %(name)s deals; the play, %(leader)s leads",
-                     name=name[hand.dealer], leader=name[hand.order[0]], **where)
-        return _("game %(game)s, hand %(hand)s: %(name)s deals; turn the starter", name=name[hand.dealer],
-                 **where)
+        if is_you(dealer):
+            return _("game %(game)s, hand %(hand)s: you deal; turn the starter", **where)
+        return _("game %(game)s, hand %(hand)s: %(name)s deals; turn the starter", name=dealer, **where)
     if st.phase is Phase.PLAY:
         if hand.plays:
             return _("game %(game)s, hand %(hand)s: the play, %(played)s of %(total)s cards played",
                      played=digits(len(hand.plays)), total=digits(HAND_SIZE * len(name)), **where)
-        return _("game %(game)s, hand %(hand)s: the play, %(leader)s leads", leader=name[hand.order[0]],
-                 **where)
+        if is_you(leader):
+            return _("game %(game)s, hand %(hand)s: the play, you lead", **where)
+        return _("game %(game)s, hand %(hand)s: the play, %(leader)s leads", leader=leader, **where)
     if st.phase is Phase.SHOW:
         return _("game %(game)s, hand %(hand)s: %(name)s to count", name=name[hand.order[len(hand.counted)]],
                  **where)
-    return _("game %(game)s, hand %(hand)s: %(name)s to count the crib", name=name[hand.dealer], **where)
+    return _("game %(game)s, hand %(hand)s: %(name)s to count the crib", name=dealer, **where)
 
 
 def cards_held(count: int) -> str:
@@ -186,6 +220,8 @@ def cannot_go(name: str, count: int, held: int, player: str, card: str) -> str:
 
 def first_lead(due: str, player: str) -> str:
     """The play led by someone other than the player on the dealer's left."""
+    if is_you(due):
+        return _("you lead the play (the player on the dealer's left), not %(player)s", player=player)
     return _("%(due)s leads the play (the player on the dealer's left), not %(player)s", due=due,
              player=player)
 
@@ -258,6 +294,8 @@ def cut_line(cuts: tuple[tuple[str, str], ...], tied: tuple[str, ...]) -> str:
     shown = ", ".join(_("%(name)s %(card)s", name=name, card=card) for name, card in cuts)
     if len(tied) > 1:
         return _("cut for deal: %(cuts)s; %(names)s tie low and cut again", cuts=shown, names=names_and(tied))
+    if is_you(tied[0]):
+        return _("cut for deal: %(cuts)s; you deal", cuts=shown)
     return _("cut for deal: %(cuts)s; %(name)s deals", cuts=shown, name=tied[0])
 
 
@@ -277,6 +315,8 @@ def starter_line(hand: int, card: str | None, heels: int, dealer: str) -> str:
 
 def pegs_line(name: str, points: int) -> str:
     """``"Bob pegs 2"``: play points entered as a number."""
+    if is_you(name):
+        return _("you peg %(points)s", points=digits(points))
     return _("%(name)s pegs %(points)s", name=name, points=digits(points))
 
 
@@ -300,9 +340,22 @@ def count_line(
     """``"Bob's hand 5H 5C 5S JD with 5D: 29 (fifteen two, ...)"``, ``"Ann's crib: 4"``, with an
     under-claim's note."""
     total = digits(points)
+    you = is_you(name)
     if score is None or cards is None:
-        text = (_("%(name)s's crib: %(points)s", name=name, points=total) if crib
-                else _("%(name)s's hand: %(points)s", name=name, points=total))
+        if you and crib:
+            text = _("your crib: %(points)s", points=total)
+        elif you:
+            text = _("your hand: %(points)s", points=total)
+        elif crib:
+            text = _("%(name)s's crib: %(points)s", name=name, points=total)
+        else:
+            text = _("%(name)s's hand: %(points)s", name=name, points=total)
+    elif you and crib:
+        text = _("your crib %(cards)s with %(starter)s: %(points)s (%(spoken)s)", cards=cards,
+                 starter=starter, points=total, spoken=score.spoken())
+    elif you:
+        text = _("your hand %(cards)s with %(starter)s: %(points)s (%(spoken)s)", cards=cards,
+                 starter=starter, points=total, spoken=score.spoken())
     elif crib:
         text = _("%(name)s's crib %(cards)s with %(starter)s: %(points)s (%(spoken)s)", name=name,
                  cards=cards, starter=starter, points=total, spoken=score.spoken())
@@ -326,6 +379,13 @@ def award_words(kind: str, points: int) -> str:
 
 def muggins_line(name: str, award: int, victim: str, target: int, claimed: int, missed: int) -> str:
     """``"muggins! Ann takes 4 Bob missed in #2"``, saying so when the claim was more."""
+    if is_you(name) and award < claimed:
+        return _("muggins! you take %(points)s %(victim)s missed in #%(seq)s (claimed %(claim)s; only "
+                 "%(missed)s was missed)", points=digits(award), victim=victim, seq=digits(target),
+                 claim=digits(claimed), missed=digits(missed))
+    if is_you(name):
+        return _("muggins! you take %(points)s %(victim)s missed in #%(seq)s", points=digits(award),
+                 victim=victim, seq=digits(target))
     if award < claimed:
         return _("muggins! %(name)s takes %(points)s %(victim)s missed in #%(seq)s (claimed %(claim)s; only "
                  "%(missed)s was missed)", name=name, points=digits(award), victim=victim, seq=digits(target),
@@ -342,6 +402,8 @@ def correction_line(who: str, points: int, reason: str) -> str:
 
 def next_game_line(game: int, dealer: str) -> str:
     """``"game 2: Bob deals first"``."""
+    if is_you(dealer):
+        return _("game %(game)s: you deal first", game=digits(game))
     return _("game %(game)s: %(name)s deals first", game=digits(game), name=dealer)
 
 

@@ -71,7 +71,7 @@ def test_one_tap_start_then_a_121_game_by_numbers_to_a_skunk(
     taps.button("I deal")
     assert taps.count == 1
     expect(page.locator("h1")).to_have_text("You v Opponent")
-    expect(page.locator("#prompt")).to_have_text("Game 1, hand 1: You deals; turn the starter")
+    expect(page.locator("#prompt")).to_have_text("Game 1, hand 1: you deal; turn the starter")
     expect(page.locator("#settings-line")).to_have_text("a single game · to 121 · rules: Home")
     shots(page, shot, "table-start")
 
@@ -80,7 +80,7 @@ def test_one_tap_start_then_a_121_game_by_numbers_to_a_skunk(
     # shows 20, You 28 and your crib 24: You 58, Opponent 22.
     start = taps.count
     taps.button("Scores only: no cards this match")
-    expect(page.locator("#prompt")).to_have_text("Game 1, hand 1: You deals; the play, Opponent leads")
+    expect(page.locator("#prompt")).to_have_text("Game 1, hand 1: you deal; the play, Opponent leads")
     taps.button("Peg 2 for Opponent")
     both(page, 0, 2)
     taps.button("Peg 6 for You")
@@ -97,7 +97,7 @@ def test_one_tap_start_then_a_121_game_by_numbers_to_a_skunk(
     per_hand.append(taps.count - start)
 
     # Hand 2, Opponent deals, You count first: You 6 and 28, Opponent 2, 20 and a crib of 12.
-    expect(page.locator("#prompt")).to_have_text("Game 1, hand 2: Opponent deals; the play, You leads")
+    expect(page.locator("#prompt")).to_have_text("Game 1, hand 2: Opponent deals; the play, you lead")
     start = taps.count
     taps.button("Peg 6 for You")
     both(page, 64, 22)
