@@ -179,7 +179,8 @@ sequence number ``match.next_seq``. Undo re-replays the log, so it costs one rep
 ``match.history`` has one ``Entry`` per logged event, index ``seq - 1``: ``seq``, ``event``,
 ``type``, ``game``, ``hand``, ``player``, ``points`` (per seat, what the event scored before
 the target cut it short), ``deltas`` (per side, what the pegs moved), ``unscored``, ``text``
-(one line: "Bob's hand 5H 5C 5S JD with 5D: 29 (fifteen two, ...)"), ``score`` (the
+(one line: "Bob's hand 5H 5C 5S JD with 5D: 29 (fifteen two, ...)", worded when read in the
+current language from ``said``, so a cached match speaks each reader's language), ``score`` (the
 itemized ``Score`` of a show or crib with cards), ``pegging`` (the play's new ``PegEvent``
 awards, players by name) and ``voided_by`` (the undo's seq). ``match.stats()`` gives one
 ``PlayerStats`` per seat: hands and cribs counted with their points and averages, the

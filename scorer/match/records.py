@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
+from scorer.i18n import current
 from scorer.pegging import PegEvent
 from scorer.rules import GameResult
 from scorer.show import Score
@@ -43,6 +44,8 @@ class Said:
     A replayed match is cached and shared by every reader, whatever their language, so a line
     cannot be a finished string: it is a function of ``scorer.match.words`` and the values it
     was said with (names as they were then, cards, points), worded in the reader's language.
+    Each language's wording is kept once made: the history is read on every poll and API call,
+    and its words never change (the catalogues are read once per process).
 
     >>> from scorer.match import words
     >>> str(Said(words.pegs_line, ("Ann", 2)))
@@ -51,9 +54,15 @@ class Said:
 
     words: Callable[..., str]
     args: tuple[object, ...] = ()
+    _said: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return self.words(*self.args)
+        lang = current()
+        text = self._said.get(lang)
+        if text is None:
+            # Threads may both word a line the first time: they write the same string.
+            text = self._said[lang] = self.words(*self.args)
+        return text
 
 
 @dataclass(frozen=True, slots=True)
