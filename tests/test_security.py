@@ -58,7 +58,7 @@ class Table:
     def url(self, rule: Rule, token: str) -> str:
         """``rule`` with ``token`` as its link and harmless values for the rest."""
         values = {"token": token, "seq": "1", "kind": "hand", "hand": "5H-5C-5S-JD", "starter": "5D",
-                  "filename": "css/app.css", "group_token": self.group}
+                  "filename": "css/app.css", "group_token": self.group, "code": "hi"}
         path = rule.rule
         for name in rule.arguments:
             path = re.sub(rf"<(?:[^:>]+:)?{name}>", values[name], path)

@@ -30,6 +30,11 @@ COOKIE = "lang"
 
 COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60
 
+PAGE_PARAMETERS = frozenset({"cards", "claimed", "dealer", "done", "guess", "hand", "kind", "players",
+                             "plays", "rank", "starter", "who", "crib", "for", "race", "player"})
+"""Query parameters that hold a page's state (a hand typed in, a play, a deal): the switcher keeps
+them, so changing language on a counted hand shows the same hand. Nothing else is echoed back."""
+
 bp = Blueprint("lang", __name__)
 
 
@@ -114,7 +119,8 @@ def init_app(app: Flask) -> None:
 def _this_page() -> str:
     """Where the switcher returns: this page, or for a form's answer the page the form was on."""
     if request.method == "GET":
-        return request.full_path.rstrip("?")
+        kept = [(k, v) for k, v in request.args.items(multi=True) if k in PAGE_PARAMETERS]
+        return request.path + (f"?{urlencode(kept)}" if kept else "")
     referrer = urlsplit(request.referrer or "")
     if referrer.netloc == request.host and referrer.path.startswith("/"):
         return referrer.path + (f"?{referrer.query}" if referrer.query else "")
