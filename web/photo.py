@@ -40,6 +40,7 @@ from werkzeug.wrappers import Response
 from scorer.cards import Card
 from scorer.discard import HELD
 from scorer.errors import CardError
+from scorer.i18n import N_, _, digits, join_phrases, ngettext
 from vision import ImageError
 from vision.recognise import UNSURE_BELOW
 from web.api import decode_and_read_upload
@@ -76,6 +77,12 @@ MAX_OUTLINES_TEXT = 8192
 """Longest outline field accepted, in characters: 52 outlines take about 3,500."""
 LABEL_SHARE = 0.045
 """Outline labels' font size as a share of the photo's width: about 16 px on a phone screen."""
+PHOTO_WARNINGS = {
+    "image too dark": N_("Image too dark."),
+    "image too blurry": N_("Image too blurry."),
+}
+"""The recogniser's warnings about a photo (``vision.recognise.photo_warnings``, English: they are
+also the API's and the CLI's words) as sentences in the player's language."""
 
 Point = tuple[float, float]
 
@@ -123,7 +130,8 @@ class Target:
 
     @property
     def what(self) -> str:
-        """What the cards are, in words: "hand", "crib" or "deal"."""
+        """What the cards are: "hand", "crib" or "deal" (a key, not words: each sentence that names
+        it is a message of its own, since the noun's gender and case differ between languages)."""
         if self.flow is Flow.DISCARD:
             return "deal"
         return "crib" if self.crib else "hand"
@@ -132,25 +140,41 @@ class Target:
     def title(self) -> str:
         """The panel's heading."""
         if self.flow is Flow.DISCARD:
-            return "Which to throw?"
+            return _("Which to throw?")
         if self.flow is Flow.MATCH and self.counter:
-            return f"Count {self.counter}’s {self.what}"
-        return f"Count a {self.what}"
+            if self.crib:
+                return _("Count %(name)s’s crib", name=self.counter)
+            return _("Count %(name)s’s hand", name=self.counter)
+        return _("Count a crib") if self.crib else _("Count a hand")
 
     @property
     def hint(self) -> str:
         """What the photo should show."""
         if self.flow is Flow.DISCARD:
-            return f"The {self.wanted} cards dealt to you."
+            return ngettext("The %(num)s card dealt to you.", "The %(num)s cards dealt to you.", self.wanted)
         if self.flow is Flow.MATCH:
-            starter = f" (the starter, {self.starter.label}, may be in it too)" if self.starter else ""
-            return f"The four cards of the {self.what}{starter}."
-        return f"The four {self.what} cards, and the starter lying apart from them."
+            if self.starter and self.crib:
+                return _("The four cards of the crib (the starter, %(card)s, may be in it too).",
+                         card=self.starter.label)
+            if self.starter:
+                return _("The four cards of the hand (the starter, %(card)s, may be in it too).",
+                         card=self.starter.label)
+            return _("The four cards of the crib.") if self.crib else _("The four cards of the hand.")
+        if self.crib:
+            return _("The four crib cards, and the starter lying apart from them.")
+        return _("The four hand cards, and the starter lying apart from them.")
+
+    @property
+    def legend(self) -> str:
+        """The chips' heading: whose cards they are."""
+        if self.flow is Flow.DISCARD:
+            return _("Your deal")
+        return _("Your crib") if self.crib else _("Your hand")
 
     @property
     def done_label(self) -> str:
         """The finishing button's text."""
-        return "Count" if self.flow is Flow.COUNT else "Use these cards"
+        return _("Count") if self.flow is Flow.COUNT else _("Use these cards")
 
     @property
     def back_url(self) -> str:
@@ -255,8 +279,10 @@ class PhotoView:
         """The chip's small print: its confidence, or how it got there."""
         confidence = self.confidence(chip)
         if confidence is not None:
-            return f"{math.floor(confidence * 100)}%"
-        return "added" if chip.outline is None else "changed"
+            # TRANSLATORS: the recogniser's confidence in a card read from the photo, e.g. "97%".
+            return _("%(percent)s%%", percent=digits(math.floor(confidence * 100)))
+        # TRANSLATORS: a card's small print on the photo page: the player added it from the picker.
+        return _("added") if chip.outline is None else _("changed")
 
     def unsure(self, chip: Chip) -> bool:
         """Whether the player should check this chip."""
@@ -302,36 +328,65 @@ class PhotoView:
     @property
     def problems(self) -> list[str]:
         """What stops the cards being used yet, each with what to do about it."""
-        wanted, have, what = self.target.wanted, len(self.chips), self.target.what
+        wanted, have = self.target.wanted, len(self.chips)
         out = []
         if not self.chips:
-            out.append("No cards found. Lay the cards apart on a darker surface, face up, and take the "
-                       f"photo again from above, or tap the {wanted} cards below.")
+            out.append(ngettext(
+                "No cards found. Lay the cards apart on a darker surface, face up, and take the photo again "
+                "from above, or tap the %(num)s card below.",
+                "No cards found. Lay the cards apart on a darker surface, face up, and take the photo again "
+                "from above, or tap the %(num)s cards below.", wanted))
         elif have < wanted:
-            missing = "card" if wanted - have == 1 else f"{wanted - have} cards"
-            out.append(f"{have} of {wanted} cards: tap the missing {missing} below, or lay the cards apart "
-                       "on a darker surface and take the photo again.")
+            out.append(ngettext(
+                "%(have)s of %(wanted)s cards: tap the missing card below, or lay the cards apart on a "
+                "darker surface and take the photo again.",
+                "%(have)s of %(wanted)s cards: tap the missing %(num)s cards below, or lay the cards apart "
+                "on a darker surface and take the photo again.",
+                wanted - have, have=digits(have), wanted=digits(wanted)))
         elif have > wanted:
-            out.append(f"{have} cards, {wanted} wanted: tap a card that is not in the {what} and remove it, "
-                       f"or take the photo again with only those {wanted} cards in view.")
+            out.append(self._too_many(have, wanted))
         for a, b in self.duplicates:
-            out.append(f"Cards {a + 1} and {b + 1} are both the {self.chips[a].card.name}: a deck holds "
-                       "each card once. Tap the wrong one, then the right card below.")
+            out.append(_("Cards %(first)s and %(second)s are both the %(card)s: a deck holds each card once. "
+                         "Tap the wrong one, then the right card below.",
+                         first=digits(a + 1), second=digits(b + 1), card=self.chips[a].card.name))
         return out
+
+    def _too_many(self, have: int, wanted: int) -> str:
+        """More cards than wanted: which to remove, said for the hand, the crib or the deal."""
+        if self.target.what == "deal":
+            return ngettext(
+                "%(num)s card, %(wanted)s wanted: tap a card that is not in the deal and remove it, or take "
+                "the photo again with only those %(wanted)s cards in view.",
+                "%(num)s cards, %(wanted)s wanted: tap a card that is not in the deal and remove it, or take "
+                "the photo again with only those %(wanted)s cards in view.", have, wanted=digits(wanted))
+        if self.target.what == "crib":
+            return ngettext(
+                "%(num)s card, %(wanted)s wanted: tap a card that is not in the crib and remove it, or take "
+                "the photo again with only those %(wanted)s cards in view.",
+                "%(num)s cards, %(wanted)s wanted: tap a card that is not in the crib and remove it, or take "
+                "the photo again with only those %(wanted)s cards in view.", have, wanted=digits(wanted))
+        return ngettext(
+            "%(num)s card, %(wanted)s wanted: tap a card that is not in the hand and remove it, or take "
+            "the photo again with only those %(wanted)s cards in view.",
+            "%(num)s cards, %(wanted)s wanted: tap a card that is not in the hand and remove it, or take "
+            "the photo again with only those %(wanted)s cards in view.", have, wanted=digits(wanted))
 
     @property
     def notes(self) -> list[str]:
         """Helpful words that stop nothing: the recogniser's warnings, cards to check, the starter."""
-        out = [sentence(w) for w in self.warnings
+        out = [_(PHOTO_WARNINGS[w]) if w in PHOTO_WARNINGS else sentence(w) for w in self.warnings
                if w != "no cards found" and not w.startswith("not sure of")]  # said better by problems
-        unsure = [str(i + 1) for i, chip in enumerate(self.chips) if self.unsure(chip)]
+        unsure = [digits(i + 1) for i, chip in enumerate(self.chips) if self.unsure(chip)]
         if unsure:
-            listed = unsure[0] if len(unsure) == 1 else f"{', '.join(unsure[:-1])} and {unsure[-1]}"
-            out.append(f"Check card{'s' if len(unsure) > 1 else ''} {listed}: the photo was not clear "
-                       "enough to be sure. Tap a card to change it.")
+            out.append(ngettext(
+                "Check card %(cards)s: the photo was not clear enough to be sure. Tap a card to change it.",
+                "Check cards %(cards)s: the photo was not clear enough to be sure. Tap a card to change it.",
+                len(unsure), cards=join_phrases(unsure)))
         if self.starter_outline is not None and self.target.starter:
-            out.append(f"The starter ({self.target.starter.label}) is in the photo: it is left out of the "
-                       f"{self.target.what}.")
+            label = self.target.starter.label
+            out.append(_("The starter (%(card)s) is in the photo: it is left out of the crib.", card=label)
+                       if self.target.crib else
+                       _("The starter (%(card)s) is in the photo: it is left out of the hand.", card=label))
         return out
 
     @property
@@ -340,10 +395,10 @@ class PhotoView:
         if not self.target.picks_starter or len(self.chips) != SHOW_CARDS:
             return None
         if self.starter is None:
-            return "Tap which card is the starter."
+            return _(_PICK_STARTER)
         if self.starter == self.suggested_starter():
-            return (f"Card {self.starter + 1} lies apart from the others, so it is marked as the starter: "
-                    "tap another if that is wrong.")
+            return _("Card %(number)s lies apart from the others, so it is marked as the starter: "
+                     "tap another if that is wrong.", number=digits(self.starter + 1))
         return None
 
     def suggested_starter(self) -> int | None:
@@ -365,13 +420,14 @@ class PhotoView:
             if j is None:
                 is_starter = i == self.starter_outline
                 status = "starter" if is_starter else "removed"
-                label = f"starter {outline.card.label}" if is_starter else "✕"
+                # TRANSLATORS: drawn on the photo over the starter's outline, e.g. "starter K♦".
+                label = _("starter %(card)s", card=outline.card.label) if is_starter else "✕"
             else:
                 chip = self.chips[j]
                 status = ("starter" if j == self.starter and self.target.picks_starter
                           else "changed" if chip.card != outline.card
                           else "unsure" if self.unsure(chip) else "sure")
-                label = f"{j + 1} {chip.card.label}"
+                label = f"{digits(j + 1)} {chip.card.label}"  # the chip's number and card: no words
             x, y = outline.centre
             points = " ".join(f"{px:.1f},{py:.1f}" for px, py in outline.corners)
             marks.append(Mark(points, round(x, 1), round(y, 1), label, status))
@@ -520,7 +576,7 @@ def _display_name(filename: str | None) -> str:
     """The upload's file name for messages: its last part, printable, short; "the photo" if none."""
     name = (filename or "").replace("\\", "/").rsplit("/", 1)[-1]
     name = "".join(ch for ch in name if ch.isprintable())[:40]
-    return name or "the photo"
+    return name or _("the photo")
 
 
 def read_photo(data: bytes, target: Target, filename: str | None = None) -> PhotoView:
@@ -603,24 +659,30 @@ def apply_action(view: PhotoView, form: Mapping[str, str]) -> PhotoView:
 def _tap_error(view: PhotoView, card: Card, selected: int | None) -> str | None:
     """Why a picker tap cannot be applied, or None."""
     if view.target.starter == card:
-        return f"The {card.name} is the starter: tap a card of the {view.target.what}."
+        if view.target.crib:
+            return _("The %(card)s is the starter: tap a card of the crib.", card=card.name)
+        return _("The %(card)s is the starter: tap a card of the hand.", card=card.name)
     if card in view.cards:
         where = view.cards.index(card)
         if where == selected:
             return None  # the same card again: nothing changes, and the chip is let go
-        return f"The {card.name} is already card {where + 1}: tap that card first to change it."
+        return _("The %(card)s is already card %(number)s: tap that card first to change it.",
+                 card=card.name, number=digits(where + 1))
     if selected is None and len(view.chips) >= view.target.wanted:
-        return (f"{len(view.chips)} cards are in: tap a card above to change or remove it, then the right "
-                "card here.")
+        return ngettext(
+            "%(num)s card is in: tap a card above to change or remove it, then the right card here.",
+            "%(num)s cards are in: tap a card above to change or remove it, then the right card here.",
+            len(view.chips))
     return None
 
 
 # ------------------------------------------------------------------------------ routes
 
 
-_DAMAGED = "This page’s record of the photo is damaged (or from an older version): take the photo again."
-_NOTHING_TO_COUNT = ("No hand or crib is waiting to be counted with cards in this match now: go back to "
-                     "the match.")
+_DAMAGED = N_("This page’s record of the photo is damaged (or from an older version): take the photo again.")
+_NOTHING_TO_COUNT = N_("No hand or crib is waiting to be counted with cards in this match now: go back to "
+                       "the match.")
+_PICK_STARTER = N_("Tap which card is the starter.")
 
 
 def _page(view: PhotoView, status: int = 200) -> Response:
@@ -634,17 +696,17 @@ def upload() -> Response:
     """Read the uploaded photo (multipart field ``image``) and show its cards to correct."""
     target = read_target(request.form)
     if target.flow is Flow.MATCH and target.starter is None:
-        return _page(PhotoView(target, errors={"image": _NOTHING_TO_COUNT}), 422)
+        return _page(PhotoView(target, errors={"image": _(_NOTHING_TO_COUNT)}), 422)
     upload_file = request.files.get("image")
     data = upload_file.read() if upload_file is not None else b""
     if not data and not (upload_file and upload_file.filename):
-        return _page(PhotoView(target, errors={"image": "No photo came with the form: tap “Take photo” and "
-                                                        "take or choose one."}), 422)
+        return _page(PhotoView(target, errors={"image": _("No photo came with the form: tap “Take photo” and "
+                                                          "take or choose one.")}), 422)
     try:
         view = read_photo(data, target, upload_file.filename if upload_file else None)
     except ImageError as e:
-        return _page(PhotoView(target, errors={"image": f"{sentence(str(e))} Take the photo again, or type "
-                                                        "the cards."}), 422)
+        retake = _("%(problem)s Take the photo again, or type the cards.", problem=sentence(str(e)))
+        return _page(PhotoView(target, errors={"image": retake}), 422)
     return _page(view)
 
 
@@ -654,11 +716,11 @@ def cards() -> Response:
     form = request.form
     target = read_target(form)
     if target.flow is Flow.MATCH and target.starter is None:
-        return _page(PhotoView(target, errors={"image": _NOTHING_TO_COUNT}), 422)
+        return _page(PhotoView(target, errors={"image": _(_NOTHING_TO_COUNT)}), 422)
     try:
         view = read_state(form, target)
     except PhotoFormError:
-        return _page(PhotoView(target, errors={"image": _DAMAGED}), 422)
+        return _page(PhotoView(target, errors={"image": _(_DAMAGED)}), 422)
     if form.get("op") != "done":
         view = apply_action(view, form)
         return _page(view, 422 if view.errors else 200)
@@ -669,7 +731,7 @@ def cards() -> Response:
     hand = view.cards
     if target.picks_starter:
         if view.starter is None:
-            return _page(replace(view, errors={"cards": "Tap which card is the starter."}), 422)
+            return _page(replace(view, errors={"cards": _(_PICK_STARTER)}), 422)
         starter = hand.pop(view.starter)
     target_url = target.done_url(hand, starter)
     if not is_htmx():

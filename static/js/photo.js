@@ -4,7 +4,19 @@
 (function () {
   "use strict";
 
-  function megabytes(bytes) { return Math.round(bytes / (1024 * 1024)) + " MB"; }
+  // The words come from the page (data- attributes on #photo-error, in the page's language), with
+  // %(name)s placeholders this script fills.
+  function words(name, values) {
+    var box = document.getElementById("photo-error");
+    var text = (box && box.getAttribute("data-" + name)) || "";
+    Object.keys(values || {}).forEach(function (key) { text = text.split("%(" + key + ")s").join(values[key]); });
+    return text;
+  }
+
+  function megabytes(bytes) {
+    var lang = document.documentElement.lang || undefined;
+    return words("megabytes", {num: Math.round(bytes / (1024 * 1024)).toLocaleString(lang)});
+  }
 
   function say(text) {
     var box = document.getElementById("photo-error");
@@ -31,8 +43,7 @@
     if (!file) { return; }
     var limit = parseInt(input.form.getAttribute("data-max-bytes") || "0", 10);
     if (limit && file.size > limit) {
-      say("That photo is too large (" + megabytes(file.size) + "): the most the server takes is " +
-          megabytes(limit) + ". Take it again at the camera's normal size, or type the cards.");
+      say(words("too-large", {size: megabytes(file.size), limit: megabytes(limit)}));
       input.value = "";
       return;
     }
@@ -51,9 +62,9 @@
     busy(false);
     var status = event.detail.xhr ? event.detail.xhr.status : 0;
     if (status === 413) {
-      say("That photo is too large for the server. Take it again at the camera's normal size, or type the cards.");
+      say(words("too-large-for-server"));
     } else if (!event.detail.successful && status !== 422) {
-      say("The photo could not be sent (" + (status || "no connection") + "). Check the Wi-Fi and try again.");
+      say(words("not-sent", {status: status ? String(status) : words("no-connection")}));
     }
     var input = document.getElementById("photo-file");
     if (input && !event.detail.successful) { input.value = ""; }  // the same photo may be chosen again
