@@ -9,6 +9,10 @@ charts follow light and dark mode with the page. Series also differ by dash patt
 named in a legend, so they read without colour too. Every chart has a ``<title>`` and a
 ``<desc>`` summing it up for screen readers.
 
+The words (titles, descriptions, legends, the x axis's end label) come from the caller, in the
+player's language; the numbers this module writes itself (the axes' ticks) are in the current
+language's digits (``scorer.i18n``: Marathi writes ०-९).
+
 >>> svg = line_chart("Race", "Ann 121, Bob 80", [("Ann", [(0, 0), (1, 121)]), ("Bob", [(0, 0), (1, 80)])],
 ...                  x_max=1, y_max=121, rules=[(90, "skunk")])
 >>> svg.startswith('<svg class="chart line-chart"') and "<title>Race</title>" in svg and "skunk" in svg
@@ -18,10 +22,15 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from html import escape
 from typing import Final
 
-__all__ = ["WIDTH", "HEIGHT", "line_chart", "bar_chart", "nice_step", "nice_ticks"]
+from babel.numbers import get_decimal_symbol
+
+from scorer.i18n import current, digits
+
+__all__ = ["WIDTH", "HEIGHT", "bar_chart", "decimal", "line_chart", "local_digits", "nice_step", "nice_ticks"]
 
 WIDTH: Final = 360
 """The viewBox's width: a phone's CSS width, so 12-unit text is 12 px there."""
@@ -31,6 +40,32 @@ SERIES_STYLES: Final = 6
 """Series classes before they repeat (colour and dash pattern together)."""
 
 Point = tuple[float, float]
+
+
+@cache
+def _digit_table(lang: str) -> dict[int, str]:
+    return {ord(d): digits(int(d), lang) for d in "0123456789"}
+
+
+def local_digits(text: str) -> str:
+    """``text`` (a tick label, a date) with its digits 0-9 written as the current language writes
+    them; everything else kept.
+
+    >>> local_digits("2026-12-01 25%")
+    '2026-12-01 25%'
+    """
+    return text.translate(_digit_table(current()))
+
+
+def decimal(value: float, places: int) -> str:
+    """``value`` rounded to ``places`` decimals (as Python's format rounds: English unchanged) in
+    the current language's digits and decimal sign.
+
+    >>> decimal(4.765, 2)
+    '4.76'
+    """
+    lang = current()
+    return local_digits(f"{value:.{places}f}".replace(".", get_decimal_symbol(lang)))
 
 
 def _attr(value: object) -> str:
@@ -103,7 +138,7 @@ def _axes(
     for t in y_ticks:
         y = _num(frame.y(t))
         out.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y}" y2="{y}"/>')
-        label = y_format.format(t)
+        label = local_digits(y_format.format(t))
         anchor = 'text-anchor="end" dominant-baseline="middle"'
         out.append(f'<text x="{LEFT - 4}" y="{y}" {anchor}>{escape(label)}</text>')
     base = _num(frame.y(0))
@@ -145,13 +180,16 @@ def line_chart(
     x_label: str = "",
     y_format: str = "{}",
     whole: bool = False,
+    x_end: str | None = None,
 ) -> str:
     """Lines through each series' points (x from 0 to ``x_max``, y from 0 to ``y_max``), with
     dashed horizontal ``rules`` (a skunk line) labelled at the right; ``whole``: y counts things,
-    so its ticks are whole numbers."""
+    so its ticks are whole numbers. The x axis's last tick says ``x_end`` (words with the number,
+    as a language says them: "12 games"), else ``x_max`` and then ``x_label``."""
     frame = _Frame(x_max, max([float(y_max), *(float(v) for v, _ in rules)]))
     ticks = [t for t in nice_ticks(frame.y_max) if not whole or t == int(t)]
-    x_ticks = [(0.0, "0"), (frame.x_max, f"{_num(frame.x_max)} {x_label}".strip())]
+    end = x_end if x_end is not None else f"{local_digits(_num(frame.x_max))} {x_label}".strip()
+    x_ticks = [(0.0, local_digits("0")), (frame.x_max, end)]
     out = _open(title, desc, "line-chart") + _axes(frame, ticks, x_ticks, y_format)
     for value, label in rules:
         y = _num(frame.y(value))
@@ -196,7 +234,7 @@ def bar_chart(
             out.append(
                 f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(width)}" '
                 f'height="{_num(frame.y(0) - y)}"><title>{escape(labels[i])}: '
-                f"{escape(y_format.format(value))}</title></rect>"
+                f"{escape(local_digits(y_format.format(value)))}</title></rect>"
             )
         out.append("</g>")
     out += _legend([name for name, _ in groups])
