@@ -13,6 +13,7 @@ from typing import Any
 from flask import abort, jsonify, make_response, request, url_for
 from werkzeug.wrappers import Response
 
+from scorer.i18n import _
 from scorer.match import Match
 from store import AlreadyStored, GroupNotFound, GroupRecord, MatchNotFound
 from web.api import ApiError, body, bp, field
@@ -45,7 +46,7 @@ def group_links(group: GroupRecord, can_write: bool = True) -> dict[str, str]:
 
 @bp.errorhandler(GroupNotFound)
 def _no_group(err: GroupNotFound) -> Response:
-    return json_error(404, "there is no group at this link")
+    return json_error(404, _("there is no group at this link"))
 
 
 @bp.errorhandler(AlreadyStored)
@@ -60,7 +61,8 @@ def create_group() -> Response:
     data = body()
     unknown = sorted(set(data) - {"name", "players", "rules"})
     if unknown:
-        raise ApiError(f"unknown field {unknown[0]!r}: a group has name, players and rules")
+        raise ApiError(_("unknown field %(field)s: a group has name, players and rules",
+                         field=repr(unknown[0])))
     name = clean_group_name(field(data, "name", str, '"name": "The Thursday club"'))
     roster = clean_roster(
         field(data, "players", list, '"players": ["Ann", "Bob"]', default=[], required=False)
@@ -105,7 +107,7 @@ def export_group(group_token: str) -> Response:
     """The whole group as one JSON document: import it anywhere with ``POST /api/groups/import``.
     Only through the scorer link (403 otherwise): the export holds every scorer link."""
     if not get_store().group_by_link(group_token).scorer:
-        return json_error(403, "this link can only watch the group: exporting it needs its scorer link")
+        return json_error(403, _("this link can only watch the group: exporting it needs its scorer link"))
     group, matches = get_store().export_group(group_token)
     resp = make_response(export_text(export_document(group, matches)))
     resp.mimetype = "application/json"
@@ -120,9 +122,9 @@ def export_match(token: str) -> Response:
     try:
         item = get_store().export_match(token)
     except MatchNotFound:
-        abort(404, "there is no match at this link")
+        abort(404, _("there is no match at this link"))
     if item.record.id != token:
-        return json_error(403, "this link can only watch the match: exporting it needs the scorer link")
+        return json_error(403, _("this link can only watch the match: exporting it needs the scorer link"))
     resp = make_response(export_text(export_document(None, [item])))
     resp.mimetype = "application/json"
     resp.headers["Content-Disposition"] = (
@@ -156,7 +158,7 @@ def create_group_match(token: str, data: dict[str, Any]) -> Response:
     store = get_store()
     linked = store.group_by_link(token)
     if not linked.scorer:
-        return json_error(403, "this is the group's watching link: starting a match needs its scorer link")
+        return json_error(403, _("this is the group's watching link: starting a match needs its scorer link"))
     given = {k: v for k, v in data.items() if k not in ("group", "players")}
     players = field(data, "players", list, '"players": ["Ann", "Bob"]')
     settings = match_settings_for_group(linked.record, players, given)

@@ -11,6 +11,7 @@ ten games or a thousand.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -20,6 +21,7 @@ from typing import Any, Final
 from flask import current_app
 
 from scorer.errors import MatchError
+from scorer.i18n import _, digits, ngettext, using
 from scorer.match import MAX_NAME_LENGTH, Match, Settings, check_new_names, new_settings_json
 from scorer.records import SUMMARY_VERSION, GroupRecords, MatchSummary, group_records, summarise
 from scorer.rules import ThreePlayerSkunk
@@ -60,39 +62,56 @@ class GroupError(ValueError):
 def clean_group_name(raw: object) -> str:
     """The group's name with spaces tidied, or ``GroupError``."""
     if not isinstance(raw, str) or not raw.strip():
-        raise GroupError("the group needs a name, like “The Thursday club”")
+        raise GroupError(_("the group needs a name, like “The Thursday club”"))
     name = " ".join(raw.split())
     if len(name) > MAX_GROUP_NAME:
-        raise GroupError(f"the group's name is longer than {MAX_GROUP_NAME} characters")
-    try:
-        check_new_names([name])
-    except MatchError as e:
-        raise GroupError(str(e).replace("player 1", "the group")) from None
+        raise GroupError(ngettext("the group's name is longer than %(num)s character",
+                                  "the group's name is longer than %(num)s characters", MAX_GROUP_NAME))
+    # The engine's refusal names "player 1": asked in English, it says which of its two refusals
+    # it is, and the group's own sentence says it of the group, in the player's language.
+    with using("en"):
+        try:
+            check_new_names([name])
+            refusal = None
+        except MatchError as e:
+            refusal = str(e)
+    if refusal is not None:
+        control = re.search(r"\((U\+[0-9A-F]{4,6})\)", refusal)
+        if control:
+            raise GroupError(_("the group's name holds a text-direction control (%(code)s): remove it",
+                               code=control.group(1)))
+        raise GroupError(_("the group needs a name that shows on screen: %(name)s has no visible letter",
+                           name=ascii(name)))
     return name
 
 
 def clean_roster(raw: object, *, at_least: int = 0) -> list[str]:
     """Player names tidied, each once (ignoring case), each one a match could take."""
     if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
-        raise GroupError('players must be a list of names, like ["Ann", "Bob"]')
+        raise GroupError(_('players must be a list of names, like ["Ann", "Bob"]'))
     out: list[str] = []
     for i, name in enumerate(raw, 1):
         clean = " ".join(name.split())
         if not clean:
-            raise GroupError(f"player {i} needs a name")
+            raise GroupError(_("player %(number)s needs a name", number=digits(i)))
         if len(clean) > MAX_NAME_LENGTH:
-            raise GroupError(f"player {i}'s name is longer than {MAX_NAME_LENGTH} characters: {clean!r}")
+            raise GroupError(ngettext("player %(number)s's name is longer than %(num)s character: %(name)s",
+                                      "player %(number)s's name is longer than %(num)s characters: %(name)s",
+                                      MAX_NAME_LENGTH, number=digits(i), name=repr(clean)))
         if clean.casefold() in (p.casefold() for p in out):
-            raise GroupError(f"two players are called {clean!r}: give each a different name")
+            raise GroupError(_("two players are called %(name)s: give each a different name",
+                               name=repr(clean)))
         out.append(clean)
     try:
         check_new_names(out)
     except MatchError as e:
         raise GroupError(str(e)) from None
     if len(out) < at_least:
-        raise GroupError(f"a group needs at least {at_least} players")
+        raise GroupError(ngettext("a group needs at least %(num)s player",
+                                  "a group needs at least %(num)s players", at_least))
     if len(out) > MAX_ROSTER:
-        raise GroupError(f"a group's roster holds at most {MAX_ROSTER} players")
+        raise GroupError(ngettext("a group's roster holds at most %(num)s player",
+                                  "a group's roster holds at most %(num)s players", MAX_ROSTER))
     return out
 
 
@@ -101,16 +120,19 @@ def group_rules_json(raw: object) -> dict[str, object]:
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
-        raise GroupError('rules must be an object, like {"target": 121, "preset": "home"}')
+        raise GroupError(_('rules must be an object, like {"target": 121, "preset": "home"}'))
     unknown = sorted(set(raw) - set(RULE_KEYS))
     if unknown:
-        raise GroupError(f"unknown rule {unknown[0]!r}: the rules are {', '.join(RULE_KEYS)}")
+        raise GroupError(_("unknown rule %(rule)s: the rules are %(rules)s", rule=repr(unknown[0]),
+                           rules=", ".join(RULE_KEYS)))
     rules = {**DEFAULT_RULES, **raw}
     judging = rules["three_player_skunk"]
     if judging not in [c.value for c in ThreePlayerSkunk]:
-        raise GroupError(f"three_player_skunk must be runner-up or each-loser, not {judging!r}")
+        raise GroupError(_("three_player_skunk must be runner-up or each-loser, not %(value)s",
+                           value=repr(judging)))
     if not isinstance(rules["scores_only"], bool):
-        raise GroupError(f"scores_only must be true or false, not {rules['scores_only']!r}")
+        raise GroupError(_("scores_only must be true or false, not %(value)s",
+                           value=repr(rules["scores_only"])))
     try:
         probe = Settings.from_json(
             {k: rules[k] for k in ("target", "preset", "custom", "length", "muggins")}
@@ -131,7 +153,7 @@ def match_settings_for_group(
     """A new match's settings: the group's rules, then anything ``given`` (the API's body), with
     roster names spelt as the roster spells them and new names as given (they join the roster)."""
     if not isinstance(players, list | tuple) or not all(isinstance(p, str) for p in players):
-        raise GroupError('players must be a list of names, like ["Ann", "Bob"]')
+        raise GroupError(_('players must be a list of names, like ["Ann", "Bob"]'))
     by_fold = {n.casefold(): n for n in group.roster}
     names = [by_fold.get(" ".join(p.split()).casefold(), p) for p in players]
     data: dict[str, object] = {**group.rules, **(given or {}), "players": names}

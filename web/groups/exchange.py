@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from scorer.errors import MatchError
+from scorer.i18n import _, digits
 from scorer.match import Match, Settings
 from scorer.records import GroupRecords
 from store import MAX_ID_CHARS, MAX_ROSTER, GroupRecord, MatchExport, MatchRecord, StoredEvent
@@ -97,51 +98,54 @@ def export_text(doc: dict[str, object]) -> str:
 
 
 def _refuse(message: str) -> ImportRefused:
-    return ImportRefused(f"{message}: nothing was imported")
+    return ImportRefused(_("%(reason)s: nothing was imported", reason=message))
 
 
 def _when(raw: object, what: str) -> datetime:
     if not isinstance(raw, str):
-        raise _refuse(f"{what} has no time")
+        raise _refuse(_("%(what)s has no time", what=what))
     try:
         value = datetime.fromisoformat(raw)
     except ValueError:
-        raise _refuse(f"{what} has a bad time {raw[:40]!r}") from None
+        raise _refuse(_("%(what)s has a bad time %(time)s", what=what, time=repr(raw[:40]))) from None
     if value.tzinfo is None:
-        raise _refuse(f"{what}'s time {raw[:40]!r} has no time zone")
+        raise _refuse(_("%(what)s's time %(time)s has no time zone", what=what, time=repr(raw[:40])))
     return value.astimezone(UTC)
 
 
 def _id(raw: object, what: str) -> str:
     if not isinstance(raw, str) or not _ID.fullmatch(raw):
-        raise _refuse(f"{what} has a bad id")
+        raise _refuse(_("%(what)s has a bad id", what=what))
     return raw
 
 
 def _read_match(raw: object, n: int) -> MatchExport:
-    what = f"match {n}"
+    # TRANSLATORS: the subject of the import refusals below ("match 3 has a bad id").
+    what = _("match %(number)s", number=digits(n))
     if not isinstance(raw, dict) or set(raw) != {"id", "viewer_id", "created_at", "settings", "events"}:
-        raise _refuse(f"{what} is not a match (id, viewer_id, created_at, settings, events)")
+        raise _refuse(_("%(what)s is not a match (id, viewer_id, created_at, settings, events)", what=what))
     settings, events = raw["settings"], raw["events"]
     if not isinstance(settings, dict) or not isinstance(events, list):
-        raise _refuse(f"{what} has bad settings or events")
+        raise _refuse(_("%(what)s has bad settings or events", what=what))
     stored: list[StoredEvent] = []
     for seq, item in enumerate(events, 1):
+        event = _("match %(number)s, event %(event)s", number=digits(n), event=digits(seq))
         if not isinstance(item, dict) or set(item) != {"seq", "created_at", "idempotency_key", "event"}:
-            raise _refuse(f"{what}, event {seq} is not an event (seq, created_at, idempotency_key, event)")
+            raise _refuse(_("%(what)s is not an event (seq, created_at, idempotency_key, event)", what=event))
         key = item["idempotency_key"]
         if (
             item["seq"] != seq
             or not isinstance(item["event"], dict)
             or not (key is None or isinstance(key, str))
         ):
-            raise _refuse(f"{what}, event {seq} is out of order or malformed")
-        stored.append(StoredEvent(seq, item["event"], _when(item["created_at"], f"{what}, event {seq}"), key))
+            raise _refuse(_("%(what)s is out of order or malformed", what=event))
+        stored.append(StoredEvent(seq, item["event"], _when(item["created_at"], event), key))
     try:
         Settings.from_json(settings)
         Match(settings, [e.event for e in stored])
     except MatchError as e:
-        raise _refuse(f"{what} does not replay ({' '.join(str(e).split())})") from None
+        reason = " ".join(str(e).split())
+        raise _refuse(_("%(what)s does not replay (%(reason)s)", what=what, reason=reason)) from None
     record = MatchRecord(
         _id(raw["id"], what), _id(raw["viewer_id"], what), settings, _when(raw["created_at"], what)
     )
@@ -154,34 +158,33 @@ def read_export(text: str | bytes) -> tuple[GroupRecord | None, list[MatchExport
     try:
         doc: Any = json.loads(text)
     except (ValueError, RecursionError):
-        raise _refuse("the export is not JSON (cut short?)") from None
+        raise _refuse(_("the export is not JSON (cut short?)")) from None
     if not isinstance(doc, dict):
-        raise _refuse("the export is not a Muggins export (a JSON object with a format)")
+        raise _refuse(_("the export is not a Muggins export (a JSON object with a format)"))
     version = doc.get("format")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise _refuse("the export has no format version: it is not a Muggins export")
+        raise _refuse(_("the export has no format version: it is not a Muggins export"))
     if version > FORMAT:
-        raise _refuse(
-            f"the export is format {version}, from a newer Muggins (this one reads format {FORMAT})"
-        )
+        raise _refuse(_("the export is format %(version)s, from a newer Muggins (this one reads format "
+                        "%(format)s)", version=digits(version), format=digits(FORMAT)))
     digest = doc.pop("sha256", None)
     expected = hashlib.sha256(_canonical(doc).encode("utf-8")).hexdigest()
     if digest != expected:
-        raise _refuse("the export was changed or cut short (its sha256 does not match)")
+        raise _refuse(_("the export was changed or cut short (its sha256 does not match)"))
     kind = doc.get("kind")
     matches_raw = doc.get("matches")
     if kind not in ("group", "match") or not isinstance(matches_raw, list):
-        raise _refuse("the export holds neither a group nor a match")
+        raise _refuse(_("the export holds neither a group nor a match"))
     matches = [_read_match(m, n) for n, m in enumerate(matches_raw, 1)]
     ids = [t for m in matches for t in (m.record.id, m.record.viewer_id)]
     if len(set(ids)) != len(ids):
-        raise _refuse("the export names one match id twice")
+        raise _refuse(_("the export names one match id twice"))
     group = None
     if kind == "group":
         raw = doc.get("group")
         keys = {"id", "viewer_id", "name", "roster", "rules", "created_at"}
         if not isinstance(raw, dict) or set(raw) != keys:
-            raise _refuse("the export's group is malformed")
+            raise _refuse(_("the export's group is malformed"))
         try:
             name, roster, rules = (
                 clean_group_name(raw["name"]),
@@ -189,23 +192,24 @@ def read_export(text: str | bytes) -> tuple[GroupRecord | None, list[MatchExport
                 group_rules_json(raw["rules"]),
             )
         except GroupError as e:
-            raise _refuse(f"the export's group is malformed ({e})") from None
+            raise _refuse(_("the export's group is malformed (%(reason)s)", reason=str(e))) from None
         if (name, roster, rules) != (raw["name"], raw["roster"], raw["rules"]) or len(roster) > MAX_ROSTER:
-            raise _refuse(
-                "the export's group is malformed (its name, roster or rules are not as Muggins writes them)"
-            )
+            raise _refuse(_("the export's group is malformed (its name, roster or rules are not as Muggins "
+                            "writes them)"))
+        # TRANSLATORS: the subject of an import refusal ("the group has a bad id").
+        the_group = _("the group")
         group = GroupRecord(
-            _id(raw["id"], "the group"),
-            _id(raw["viewer_id"], "the group"),
+            _id(raw["id"], the_group),
+            _id(raw["viewer_id"], the_group),
             name,
             roster,
             rules,
-            _when(raw["created_at"], "the group"),
+            _when(raw["created_at"], the_group),
         )
         if group.id == group.viewer_id:
-            raise _refuse("the export's group has one id for both links")
+            raise _refuse(_("the export's group has one id for both links"))
     elif len(matches) != 1:
-        raise _refuse("a match's export holds exactly one match")
+        raise _refuse(_("a match's export holds exactly one match"))
     return group, matches
 
 

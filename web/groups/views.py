@@ -17,12 +17,13 @@ from werkzeug.wrappers import Response
 
 from scorer.cards import Card, parse_cards
 from scorer.errors import MatchError
+from scorer.i18n import N_, _, digits, ngettext
 from scorer.match import Match
 from scorer.records import GroupRecords, race
 from scorer.rules import PRESETS, TARGETS, preset
 from scorer.tables import distribution
 from store import GroupNotFound, GroupRecord, InvalidRecord, MatchRecord
-from web.charts import bar_chart, line_chart
+from web.charts import bar_chart, decimal, line_chart, local_digits
 from web.groups.core import (
     GroupError,
     GroupView,
@@ -49,6 +50,34 @@ MATCHES_SHOWN = 20
 of a long-lived group's page, so a page stays small and fast however many years it holds."""
 SHOW_TOTALS = range(30)
 """The totals a hand can count, 0 to 29 (19, 25, 26 and 27 never happen)."""
+PRESET_NAMES = {"home": N_("Home"), "acc": N_("ACC tournament"), "lurch": N_("Lurch (British)")}
+"""The skunk presets' names on the group form."""
+PRESET_SKUNKS = {
+    "home": N_("home skunks"),
+    "acc": N_("acc skunks"),
+    "lurch": N_("lurch skunks"),
+    "custom": N_("custom skunks"),
+}
+"""A group's skunk rules in its rules line."""
+
+
+def preset_skunks(name: str) -> str:
+    """The group's skunk rules as the rules line says them."""
+    return _(PRESET_SKUNKS[name]) if name in PRESET_SKUNKS else _("%(preset)s skunks", preset=name)
+
+
+def versus(players: list[str]) -> str:
+    """The players of a match, one against the next: "Ann v Bob v Cat"."""
+    text = players[0] if players else ""
+    for name in players[1:]:
+        text = _("%(earlier)s v %(next)s", earlier=text, next=name)
+    return text
+
+
+def _template_helpers() -> dict[str, object]:
+    """The functions the group pages write numbers and phrases with."""
+    return {"decimal": decimal, "local_digits": local_digits, "preset_skunks": preset_skunks,
+            "versus": versus}
 
 
 def _remember(group: GroupRecord, can_write: bool) -> None:
@@ -62,16 +91,17 @@ def _view(token: str) -> GroupView:
     try:
         return group_view(get_store(), token)
     except GroupNotFound:
-        abort(404, "There is no group at this link. Check the link, or ask the group's scorer for it again.")
+        abort(404, _("There is no group at this link. Check the link, or ask the group's scorer for it "
+                     "again."))
 
 
 def _writer(token: str) -> GroupRecord:
     try:
         linked = get_store().group_by_link(token)
     except GroupNotFound:
-        abort(404, "There is no group at this link.")
+        abort(404, _("There is no group at this link."))
     if not linked.scorer:
-        abort(403, "This link can only watch the group: ask its scorer for the scoring link.")
+        abort(403, _("This link can only watch the group: ask its scorer for the scoring link."))
     return linked.record
 
 
@@ -97,7 +127,11 @@ def _index(form: Mapping[str, str], errors: dict[str, str], status: int = 200) -
         recent=_recent(),
         presets=PRESETS,
         targets=TARGETS,
-        preset_lines={name: preset(name).describe() for name in PRESETS},
+        preset_names={name: _(PRESET_NAMES[name]) for name in PRESETS},
+        # The preset's description without its name (the scorer's words, "home: plain win 1, ...").
+        preset_lines={name: preset(name).describe().partition(": ")[2] or preset(name).describe()
+                      for name in PRESETS},
+        **_template_helpers(),
     )
     return make_response(page, status)
 
@@ -115,7 +149,7 @@ def rules_from_form(form: Mapping[str, str]) -> tuple[dict[str, object] | None, 
     )
     judging = form.get("three_player_skunk", "runner-up")
     if judging not in ("runner-up", "each-loser"):
-        errors["three_player_skunk"] = "Choose how a three-player skunk is judged."
+        errors["three_player_skunk"] = _("Choose how a three-player skunk is judged.")
     if settings is None or errors:
         return None, errors
     return {k: settings[k] for k in ("target", "preset", "custom", "length", "muggins")} | {
@@ -169,15 +203,19 @@ def chance_chart(records: GroupRecords, name: str) -> str:
     hands = sum(totals.values())
     mine = [totals.get(t, 0) / hands if hands else 0.0 for t in SHOW_TOTALS]
     mean = sum(t * n for t, n in totals.items()) / hands if hands else 0.0
-    desc = (
-        f"{name} counted {hands} hands, averaging {mean:.2f}; over every deal a hand averages "
-        f"{distribution().mean:.2f}."
+    desc = ngettext(
+        "%(name)s counted %(num)s hand, averaging %(mean)s; over every deal a hand averages %(chance)s.",
+        "%(name)s counted %(num)s hands, averaging %(mean)s; over every deal a hand averages %(chance)s.",
+        hands, name=name, mean=decimal(mean, 2), chance=decimal(distribution().mean, 2),
     )
     return bar_chart(
-        f"{name}'s hands against chance",
+        _("%(name)s's hands against chance", name=name),
         desc,
-        [str(t) for t in SHOW_TOTALS],
-        [(f"{name} ({hands} hand{'' if hands == 1 else 's'})", mine), ("every deal", list(_chance()))],
+        [digits(t) for t in SHOW_TOTALS],
+        [
+            (ngettext("%(name)s (%(num)s hand)", "%(name)s (%(num)s hands)", hands, name=name), mine),
+            (_("every deal"), list(_chance())),
+        ],
         y_format="{:.0%}",
     )
 
@@ -197,15 +235,21 @@ def wins_chart(records: GroupRecords) -> str:
         series[n].append((len(records.games), wins[n]))
     first = records.games[0].when if records.games else None
     last = records.games[-1].when if records.games else None
-    span = f" from {first[:10]} to {last[:10]}" if first and last else ""
-    desc = f"{len(records.games)} games{span}: " + ", ".join(f"{n} won {wins[n]}" for n in names) + "."
+    played = len(records.games)
+    won = ", ".join(_("%(name)s won %(games)s", name=n, games=digits(wins[n])) for n in names)
+    if first and last:
+        desc = ngettext("%(num)s game from %(first)s to %(last)s: %(won)s.",
+                        "%(num)s games from %(first)s to %(last)s: %(won)s.",
+                        played, first=local_digits(first[:10]), last=local_digits(last[:10]), won=won)
+    else:
+        desc = ngettext("%(num)s game: %(won)s.", "%(num)s games: %(won)s.", played, won=won)
     return line_chart(
-        "Games won over time",
+        _("Games won over time"),
         desc,
         [(n, series[n]) for n in names],
-        x_max=len(records.games),
+        x_max=played,
         y_max=max(wins.values(), default=0) or 1,
-        x_label="games",
+        x_end=ngettext("%(num)s game", "%(num)s games", played),
         whole=True,
     )
 
@@ -217,18 +261,22 @@ def race_chart(match: Match, game: int) -> str:
     series = [(name, [(float(k), float(p[i])) for k, p in enumerate(points)]) for i, name in enumerate(sides)]
     target = match.settings.target
     rules = [
-        (float(line.at_most), f"{line.kind.label} ({line.at_most})") for line in match.settings.rules.lines
+        (float(line.at_most), f"{line.kind.label} ({digits(line.at_most)})")
+        for line in match.settings.rules.lines
     ]
-    final = ", ".join(f"{name} {score}" for name, score in zip(sides, points[-1], strict=True))
-    desc = f"Game {game}, {len(points) - 1} scoring entries, ending {final}."
+    final = ", ".join(f"{name} {digits(score)}" for name, score in zip(sides, points[-1], strict=True))
+    entries = len(points) - 1
+    desc = ngettext("Game %(game)s, %(num)s scoring entry, ending %(scores)s.",
+                    "Game %(game)s, %(num)s scoring entries, ending %(scores)s.",
+                    entries, game=digits(game), scores=final)
     return line_chart(
-        f"Game {game}'s race",
+        _("Game %(game)s's race", game=digits(game)),
         desc,
         series,
-        x_max=max(1, len(points) - 1),
+        x_max=max(1, entries),
         y_max=target,
         rules=rules,
-        x_label="entries",
+        x_end=ngettext("%(num)s entry", "%(num)s entries", max(1, entries)),
     )
 
 
@@ -289,6 +337,7 @@ def _page(view: GroupView, token: str, errors: dict[str, str], status: int = 200
             (b, parse_cards(b.hand) if b.hand else [], Card.parse(b.starter) if b.starter else None)
             for b in records.big_hands
         ],
+        **_template_helpers(),
     )
     return make_response(body, status)
 
@@ -303,7 +352,7 @@ def new_match(group_token: str) -> Response:
     players = [*picked, *([extra] if extra else [])]
     message = None
     if len(players) < 2 or len(players) > MAX_SEATS:
-        message = f"Choose two, three or four players ({len(players)} chosen)."
+        message = _("Choose two, three or four players (%(chosen)s chosen).", chosen=digits(len(players)))
     else:
         try:
             dealer = form.get("first_dealer", "cut")
