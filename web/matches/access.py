@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from flask import abort, current_app, request
+from flask_babel import gettext as _  # type: ignore[import-untyped]
 
 from store import MatchNotFound, MatchRecord
 from web.storage import get_store
@@ -42,7 +43,7 @@ def resolve(token: str) -> Access:
     """The match behind a scorer or viewer link; 404 when neither."""
     access = lookup(token)
     if access is None:
-        abort(404, "There is no match at this link. Check the link, or ask the scorer for it again.")
+        abort(404, _("There is no match at this link. Check the link, or ask the scorer for it again."))
     return access
 
 
@@ -50,7 +51,7 @@ def require_writer(token: str) -> Access:
     """The match behind a scorer link; 403 for a viewer link."""
     access = resolve(token)
     if not access.can_write:
-        abort(403, "This link can only watch the match: ask the scorer for the scoring link.")
+        abort(403, _("This link can only watch the match: ask the scorer for the scoring link."))
     return access
 
 

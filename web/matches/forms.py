@@ -11,13 +11,25 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from flask_babel import gettext as _  # type: ignore[import-untyped]
+
 from scorer.cards import Card
 from scorer.errors import CardError, MatchError
+from scorer.i18n import N_, digits
 from scorer.match import MAX_PLAY_POINTS, MAX_REASON_LENGTH, Match, new_match_settings
-from scorer.rules import HAND_SIZE, MAX_SHOW_POINTS, TARGETS, ThreePlayerSkunk, presets_for
+from scorer.rules import (
+    CUSTOM,
+    HAND_SIZE,
+    MAX_SHOW_POINTS,
+    SIXTY_ONE_THIRTY,
+    TARGETS,
+    TRIPLE,
+    ThreePlayerSkunk,
+    presets_for,
+)
 from web.forms import parse_claim, picker_action, sentence, whole_number
 
-__all__ = ["FormError", "Draft", "build_event", "match_settings_from_form"]
+__all__ = ["FormError", "Draft", "PRESET_WORDS", "build_event", "match_settings_from_form"]
 
 
 class FormError(ValueError):
@@ -39,12 +51,18 @@ class Draft:
 Built: TypeAlias = dict[str, object] | Draft
 """What a form asks for: an event to store, or show or crib cards still being picked."""
 
+PRESET_WORDS = {
+    "home": N_("home"), "acc": N_("acc"), "lurch": N_("lurch"), TRIPLE: N_("triple"),
+    SIXTY_ONE_THIRTY: N_("sixty-one-thirty"), CUSTOM: N_("custom"),
+}
+"""Each skunk preset's short name, as a message or a game's result line says it ("home rules")."""
+
 
 def build_event(form: Mapping[str, str], match: Match) -> Built:
     """The event one form asks for, or a draft of picked cards; ``FormError`` when unusable."""
     builder = _BUILDERS.get(form.get("form", ""))
     if builder is None:
-        raise FormError("general", "That form is not one this page knows. Reload the page.")
+        raise FormError("general", _("That form is not one this page knows. Reload the page."))
     return builder(form, match)
 
 
@@ -52,7 +70,7 @@ def _cut(form: Mapping[str, str], match: Match) -> Built:
     """The cut cards tapped so far, in the order of the players cutting: a draft until each has
     one, then the cut (``cards`` holds the earlier taps, as a hand's picked cards do)."""
     cutting = match.state.cutting
-    picked = picker_action(form, len(cutting), "Every player has cut: take one back first.")
+    picked = picker_action(form, len(cutting), _("Every player has cut: take one back first."))
     if picked.error:
         raise FormError("cut", picked.error)
     if len(picked.cards) < len(cutting) or form.get("op") in ("back", "clear"):
@@ -68,14 +86,14 @@ def _starter(form: Mapping[str, str], match: Match) -> Built:
     if op == "heels":
         return {"type": "starter", "card": None, "heels": True}
     if not form.get("tap"):
-        raise FormError("starter", "Tap the starter card.")
+        raise FormError("starter", _("Tap the starter card."))
     return {"type": "starter", "card": _card(form["tap"], "starter")}
 
 
 def _play(form: Mapping[str, str], match: Match) -> Built:
     seat = _seat(form, "who", match, "play")
     if not form.get("tap"):
-        raise FormError("play", "Tap the card that was played.")
+        raise FormError("play", _("Tap the card that was played."))
     return {"type": "peg", "plays": [[seat, _card(form["tap"], "play")]]}
 
 
@@ -101,7 +119,7 @@ def _settings(form: Mapping[str, str], match: Match) -> Built:
     names = [" ".join(form.get(f"name{seat}", "").split()) for seat in range(len(match.settings.players))]
     for seat, name in enumerate(names):
         if not name:
-            raise FormError("settings", f"Enter a name for player {seat + 1}.")
+            raise FormError("settings", _("Enter a name for player %(num)s.", num=digits(seat + 1)))
     return {"type": "settings", "players": names}
 
 
@@ -130,7 +148,7 @@ def _muggins(form: Mapping[str, str], match: Match) -> Built:
 def _correction(form: Mapping[str, str], match: Match) -> Built:
     reason = " ".join(form.get("reason", "").split())
     if not reason:
-        raise FormError("correction", "Give a reason, like “pegged twice”.")
+        raise FormError("correction", _("Give a reason, like “pegged twice”."))
     target = match.settings.target
     return {"type": "correction", "player": _seat(form, "player", match, "correction"),
             "points": _whole(form.get("points", ""), "correction", -target, target),
@@ -151,12 +169,12 @@ def _count_event(form: Mapping[str, str], match: Match, which: str) -> Built:
     state = match.state
     seat = state.dealer if which == "crib" else state.to_count
     if seat is None:
-        raise FormError(which, "No hand is waiting to be counted.")
+        raise FormError(which, _("No hand is waiting to be counted."))
     extra: dict[str, object] = {} if which == "crib" else {"player": seat}
     if form.get("points", "") != "" and op != "score":
         points = _whole(form["points"], which, 0, MAX_SHOW_POINTS)
         return {"type": which, **extra, "points": points}
-    picked = picker_action(form, HAND_SIZE, "Four cards are in: take one back first.")
+    picked = picker_action(form, HAND_SIZE, _("Four cards are in: take one back first."))
     if op != "score":
         if picked.error:
             raise FormError(which, picked.error)
@@ -164,8 +182,9 @@ def _count_event(form: Mapping[str, str], match: Match, which: str) -> Built:
     if picked.error:
         raise FormError(which, picked.error)
     if len(picked.cards) != HAND_SIZE:
-        raise FormError(which, f"Pick the {HAND_SIZE} cards of the {'crib' if which == 'crib' else 'hand'} "
-                               f"({len(picked.cards)} so far).")
+        message = (N_("Pick the %(size)s cards of the crib (%(num)s so far).") if which == "crib"
+                   else N_("Pick the %(size)s cards of the hand (%(num)s so far)."))
+        raise FormError(which, _(message, size=digits(HAND_SIZE), num=digits(len(picked.cards))))
     claimed, claim_error = parse_claim(form.get("claimed", ""))
     if claim_error:
         raise FormError(which, claim_error)
@@ -179,7 +198,7 @@ def _seat(form: Mapping[str, str], name: str, match: Match, which: str) -> int:
     text = form.get(name, "")
     seat = whole_number(text)
     if seat is None or seat >= len(match.settings.players):
-        raise FormError(which, "Choose a player.")
+        raise FormError(which, _("Choose a player."))
     return seat
 
 
@@ -190,16 +209,26 @@ def _card(token: str, which: str) -> str:
         raise FormError(which, sentence(str(e))) from None
 
 
+_WHOLE_MESSAGES = {
+    "points": (N_("Enter the points as a whole number, like %(example)s."),
+               N_("The points must be from %(low)s to %(high)s.")),
+    "entry number": (N_("Enter the entry number as a whole number, like %(example)s."),
+                     N_("The entry number must be from %(low)s to %(high)s.")),
+}
+"""What ``_whole`` says of each thing it reads: one whole sentence per thing, for word order."""
+
+
 def _whole(text: str, which: str, low: int, high: int, what: str = "points") -> int:
     """A signed whole number from ``low`` to ``high``; ``FormError`` beside form ``which`` if not."""
+    not_whole, out_of_range = _WHOLE_MESSAGES[what]
     text = text.strip()
     signless = text[1:] if text[:1] in "+-" else text
     magnitude = whole_number(signless)
     if magnitude is None:
-        raise FormError(which, f"Enter the {what} as a whole number, like 2.")
+        raise FormError(which, _(not_whole, example=2))  # typed in ASCII digits
     value = -magnitude if text.startswith("-") else magnitude
     if not low <= value <= high:
-        raise FormError(which, f"The {what} must be from {low} to {high}.")
+        raise FormError(which, _(out_of_range, low=digits(low), high=digits(high)))
     return value
 
 
@@ -209,36 +238,40 @@ def match_settings_from_form(form: Mapping[str, str]) -> tuple[dict[str, object]
     names = [" ".join(form.get(f"name{i}", "").split()) for i in range(1, 5)]
     filled = [n for n in names if n]
     if any(names[2:]) and not all(names[:2]):
-        errors["names"] = "Fill the names in order: players 1 and 2 first."
+        errors["names"] = _("Fill the names in order: players 1 and 2 first.")
     elif len(filled) < 2:
-        errors["names"] = "Enter at least two names."
+        errors["names"] = _("Enter at least two names.")
     target_text = form.get("target", "121")
     target = whole_number(target_text) or 0
     if target not in TARGETS:
-        errors["target"] = "Choose a game of 121 or 61 points."
+        errors["target"] = _("Choose a game of 121 or 61 points.")
     # Each target lists its own presets (preset_121, preset_61): a choice left checked under the
     # other target is never sent. A plain "preset" (the one-tap start, the API's habit) also reads.
     preset_name = form.get(f"preset_{target}") or form.get("preset", "home")
     if target in TARGETS and preset_name not in presets_for(target):
-        errors["preset"] = f"Choose one of the skunk rules for {target}: {', '.join(presets_for(target))}."
+        errors["preset"] = _("Choose one of the skunk rules for %(target)s: %(presets)s.",
+                             target=digits(target),
+                             presets=", ".join(_(PRESET_WORDS[name]) for name in presets_for(target)))
     judging = form.get("three_player_skunk", ThreePlayerSkunk.RUNNER_UP.value)
     if judging not in [j.value for j in ThreePlayerSkunk]:
-        errors["three_player_skunk"] = "Choose whether a skunk is judged on the runner-up or on each loser."
+        errors["three_player_skunk"] = _(
+            "Choose whether a skunk is judged on the runner-up or on each loser.")
     kind = form.get("length_kind", "best_of")
     count_text = form.get("length_count", "1").strip()
     count = whole_number(count_text) or 0
     if kind not in ("best_of", "points"):
-        errors["length"] = "Choose best of N games, or first to N game points."
+        errors["length"] = _("Choose best of N games, or first to N game points.")
     elif count < 1:
-        errors["length"] = "The match length is a whole number, 1 or more."
+        errors["length"] = _("The match length is a whole number, 1 or more.")
     elif kind == "best_of" and count % 2 == 0:
-        errors["length"] = f"Best of {count} could end level: choose an odd number of games."
+        errors["length"] = _("Best of %(num)s could end level: choose an odd number of games.",
+                             num=digits(count))
     dealer_text = form.get("first_dealer", "cut")
     first_dealer: int | None = None
     if dealer_text != "cut":
         first_dealer = whole_number(dealer_text)
         if first_dealer is None or first_dealer >= max(len(filled), 2):
-            errors["first_dealer"] = "Choose who deals first among the players named, or cut for it."
+            errors["first_dealer"] = _("Choose who deals first among the players named, or cut for it.")
     if errors:
         return None, errors
     length = {"kind": kind, "games" if kind == "best_of" else "points": count}
@@ -250,5 +283,15 @@ def match_settings_from_form(form: Mapping[str, str]) -> tuple[dict[str, object]
             three_player_skunk=judging if len(filled) == 3 else None,
         )
     except MatchError as e:
-        return None, {"names" if "name" in str(e) or "player" in str(e) else "length": sentence(str(e))}
+        return None, {"names" if _names_refused(filled) else "length": sentence(str(e))}
     return settings, {}
+
+
+def _names_refused(names: list[str]) -> bool:
+    """Whether the engine refuses these names on their own (a message's field is told by which
+    setting fails, never by reading its words: they are in the player's language)."""
+    try:
+        new_match_settings(names)
+    except MatchError:
+        return True
+    return False

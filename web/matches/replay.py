@@ -14,7 +14,10 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 
+from flask_babel import gettext as _  # type: ignore[import-untyped]
+
 from scorer.errors import MatchError
+from scorer.i18n import digits
 from scorer.match import Match
 from store import AppendResult, MatchRecord, StoredEvent
 from web.cache import Replayed, get_caches
@@ -78,7 +81,8 @@ def _extend(start: Replayed, events: Sequence[StoredEvent]) -> Replayed | None:
         try:
             match = match.apply(stored.event)
         except MatchError as err:  # worded as a replay from the start words it
-            raise MatchError(f"event #{stored.seq} ({stored.event.get('type')}): {err}") from None
+            raise MatchError(_("event #%(seq)s (%(kind)s): %(error)s", seq=digits(stored.seq),
+                               kind=stored.event.get("type"), error=err)) from None
         seq = stored.seq
     return Replayed(seq, match)
 

@@ -10,13 +10,17 @@ import secrets
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from babel.numbers import get_decimal_symbol
 from flask import url_for
+from flask_babel import gettext as _  # type: ignore[import-untyped]
 
 from scorer.cards import Card, parse_cards
 from scorer.errors import CardError
+from scorer.i18n import N_, current, digits
 from scorer.match import Entry, Match, MatchState, Phase
 from scorer.pegging import PegEvent, Pegging, score_pegging
 from scorer.rules import (
+    CUSTOM,
     HAND_SIZE,
     IMPOSSIBLE_SHOW_POINTS,
     MAX_SHOW_POINTS,
@@ -29,7 +33,7 @@ from scorer.show import Score, score_show
 from web.board import Board, layout
 from web.forms import CardsState
 from web.matches.access import Access, public_url
-from web.matches.forms import Draft
+from web.matches.forms import PRESET_WORDS, Draft
 from web.peg import latest_awards
 
 __all__ = ["Screen", "match_title", "SHOW_PAD", "PEG_PAD", "ON_SCREEN_HISTORY", "PRESET_NAMES"]
@@ -41,15 +45,20 @@ SHOW_PAD = tuple(n for n in range(MAX_SHOW_POINTS + 1) if n not in IMPOSSIBLE_SH
 PEG_PAD = tuple(range(1, 13))
 """Number pad for points in the play; bigger awards are typed."""
 PRESET_NAMES = {
-    "home": "Home", "acc": "ACC tournament", "lurch": "Lurch (British)",
-    TRIPLE: "Home with a triple skunk", SIXTY_ONE_THIRTY: "Skunk at 30 or less, no double",
+    "home": N_("Home"), "acc": N_("ACC tournament"), "lurch": N_("Lurch (British)"),
+    TRIPLE: N_("Home with a triple skunk"), SIXTY_ONE_THIRTY: N_("Skunk at 30 or less, no double"),
 }
-"""The skunk presets as the new-match form and the match's settings line name them."""
+"""The skunk presets as the new-match form and the match's settings line name them (messages:
+translated with ``_()`` where they are shown)."""
 
 
 def match_title(match: Match) -> str:
-    """"Ann v Bob", "Ann v Bob v Cat", or "Ann & Cat v Bob & Dan"."""
-    return " v ".join(match.side_name(i) for i in range(len(match.settings.sides)))
+    """"Ann v Bob", "Ann v Bob v Cat", or "Ann & Cat v Bob & Dan" (in the request's language)."""
+    sides = [match.side_name(i) for i in range(len(match.settings.sides))]
+    title = sides[0]
+    for side in sides[1:]:
+        title = _("%(sides)s v %(side)s", sides=title, side=side)
+    return title
 
 
 @dataclass
@@ -131,29 +140,44 @@ class Screen:
         now = order[st.phase]
         if st.phase is Phase.SHOW:
             now = 2 + len(st.counted)
-        labels = ["Starter", "Play"] + [f"{self.players[s]}’s hand" for s in st.counting_order] + [
-            f"{self.players[st.dealer]}’s crib"]
+        labels = [_("Starter"), _("Play")] + [
+            _("%(name)s’s hand", name=self.players[s]) for s in st.counting_order] + [
+            _("%(name)s’s crib", name=self.players[st.dealer])]
         if st.phase is Phase.CRIB:
             now = len(labels) - 1
         steps = [(label, "done" if i < now else "now" if i == now else "next")
                  for i, label in enumerate(labels)]
         if self.scores_only:  # no starter is asked for: the hand begins with the play
-            return [("Play", "now" if now <= 1 else "done"), *steps[2:]]
+            return [(_("Play"), "now" if now <= 1 else "done"), *steps[2:]]
         return steps
+
+    def rules_word(self, name: str) -> str:
+        """A preset's short name as a game's result line says it (``"home"`` in "home rules")."""
+        return str(_(PRESET_WORDS.get(name, PRESET_WORDS[CUSTOM])))
+
+    def average(self, value: float | None) -> str:
+        """An average to one decimal place as the language writes it (``16.5``, Marathi ``१६.५``,
+        Tajik ``16,5``); a dash when there is nothing to average."""
+        if value is None:
+            return "–"
+        lang = current()
+        # "%.1f" rounds as the English page always has; only the decimal mark and the digits change.
+        return "".join(digits(int(c), lang) if c.isdigit() else get_decimal_symbol(lang) if c == "." else c
+                       for c in f"{value:.1f}")
 
     def settings_line(self) -> list[str]:
         """The match's settings in words for the line under its title: length, target, skunk
         rules, who a three-player skunk is judged on, muggins, scores only."""
         s = self.match.settings
-        rules = "rules: " + PRESET_NAMES.get(s.rules.name, "custom")
-        parts = [s.length.describe(), f"to {s.target}", rules]
+        rules = _("rules: %(preset)s", preset=_(PRESET_NAMES.get(s.rules.name, PRESET_WORDS[CUSTOM])))
+        parts = [s.length.describe(), _("to %(target)s", target=digits(s.target)), rules]
         if len(s.players) == 3:
             each = s.three_player_skunk is ThreePlayerSkunk.EACH_LOSER
-            parts.append("skunks judged on each loser" if each else "skunks judged on the runner-up")
+            parts.append(_("skunks judged on each loser") if each else _("skunks judged on the runner-up"))
         if s.muggins:
-            parts.append("muggins")
+            parts.append(_("muggins"))
         if s.scores_only:
-            parts.append("scores only")
+            parts.append(_("scores only"))
         return parts
 
     @property
@@ -185,7 +209,7 @@ class Screen:
     def played(self) -> frozenset[Card]:
         """Cards already seen this hand, which no picker offers again: the starter, the plays and
         every hand shown so far (the engine's ``known_hands``)."""
-        seen = {Card.parse(c) for _, c in self.state.plays}
+        seen = {Card.parse(c) for _seat, c in self.state.plays}
         seen |= {Card.parse(c) for hand in self.state.known_hands for c in hand}
         if self.state.starter:
             seen.add(Card.parse(self.state.starter))

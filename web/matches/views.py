@@ -13,9 +13,11 @@ from collections.abc import Mapping
 
 import segno
 from flask import Blueprint, abort, make_response, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
 from scorer.errors import MatchError
+from scorer.i18n import digits
 from scorer.rules import TARGETS, preset_lines, presets_for
 from store import InvalidRecord, KeyReused, MatchRecord, StaleAppend
 from web.cache import get_caches
@@ -68,13 +70,13 @@ def _recent_matches() -> list[tuple[str, str, bool, str]]:
     for token in session.get("matches", []):
         access = lookup(token)
         if access is not None:
-            match, _ = current(access)
+            match, _seq = current(access)
             out.append((token, match_title(match), access.can_write, match.state.prompt))
     return out
 
 
 def _index_response(form: Mapping[str, str], errors: dict[str, str], status: int = 200) -> Response:
-    choices = {target: [(name, PRESET_NAMES[name], preset_lines(name, target))
+    choices = {target: [(name, _(PRESET_NAMES[name]), preset_lines(name, target))
                         for name in presets_for(target)] for target in TARGETS}
     return render("matches/index.html", "matches/_new.html", status, form=form, errors=errors,
                   recent=_recent_matches(), targets=TARGETS, preset_choices=choices)
@@ -170,17 +172,17 @@ def post_event(token: str) -> Response:
     after = whole_number(after_text)
     if after is None:
         return _refused(Screen(access, match, seq), which,
-                        "This form is missing its place in the match: reload the page and try again.", 400)
+                        _("This form is missing its place in the match: reload the page and try again."), 400)
     form_key = form.get("key") or None
     try:
-        _, match, seq = store_event(access, after, action, tap_key(form_key, action))
+        _result, match, seq = store_event(access, after, action, tap_key(form_key, action))
     except (StaleAppend, KeyReused):
         return _stale_screen(access, after, form)
     except MatchError as e:
         return _refused(Screen(access, match, seq, draft=_draft_of(form)), which, sentence(str(e)), 422)
     except InvalidRecord:  # a key or event the store cannot keep: never from this app's own pages
         return _refused(Screen(access, match, seq), which,
-                        "This form was damaged on the way: reload the page and try again.", 400)
+                        _("This form was damaged on the way: reload the page and try again."), 400)
     if not is_htmx():
         return redirect(url_for("matches.screen", token=token), 303)
     resp = _screen_response(Screen(access, match, seq))
@@ -195,9 +197,12 @@ def _stale_screen(access: Access, after: int, form: Mapping[str, str]) -> Respon
     fresh, fresh_seq = load(access.record)
     newest = fresh.history[-1].text if fresh.history else ""
     own = _own_taps_since(access, after, form.get("key"))
-    who = "An earlier tap on this page" if own else "Another phone"
-    message = (f"{who} changed the match first ({newest}). Nothing was saved: check the "
-               "board, then enter it again if it is still needed.")
+    if own:
+        message = _("An earlier tap on this page changed the match first (%(entry)s). Nothing was saved: "
+                    "check the board, then enter it again if it is still needed.", entry=newest)
+    else:
+        message = _("Another phone changed the match first (%(entry)s). Nothing was saved: check the "
+                    "board, then enter it again if it is still needed.", entry=newest)
     # The form may be gone from the fresh screen (the phase moved on): say it above the forms.
     return _screen_response(Screen(access, fresh, fresh_seq, {"general": message}, _draft_of(form)), 409)
 
@@ -234,7 +239,7 @@ def confirm_undo(token: str, seq: int) -> Response:
     access = require_writer(token)
     match, last = current(access)
     if not 1 <= seq <= len(match.history):
-        abort(404, f"There is no event #{seq} in this match.")
+        abort(404, _("There is no event #%(seq)s in this match.", seq=digits(seq)))
     s = Screen(access, match, last)
     return render("matches/confirm.html", "matches/_confirm.html", 200, s=s, entry=match.history[seq - 1])
 
