@@ -1,5 +1,6 @@
-"""Match pages in the players' languages: numbers in the phone's digits, the one-tap players named
-in the language of the phone that starts the match, and messages looked up in the catalogue.
+"""Match pages in the players' languages: numbers in the phone's digits, a polled board never
+shared between phones reading different languages, the one-tap players named in the language of
+the phone that starts the match, and messages looked up in the catalogue.
 
 The catalogues here are tiny ones written for the test (the project's own are filled by hand), so
 the test knows exactly which words a phone must read (a message missing from them stays English).
@@ -14,7 +15,7 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from flask.testing import FlaskClient
-from web_fixtures import make_app, page_text, post_form, text_of
+from web_fixtures import HX, make_app, page_text, post_form, text_of
 
 NEW = {"name1": "Ann", "name2": "Bob", "target": "121", "preset": "home", "length_kind": "best_of",
        "length_count": "1", "first_dealer": "0", "muggins": "off"}
@@ -69,6 +70,17 @@ def test_a_marathi_phone_reads_scores_in_devanagari_digits(tmp_path: Path) -> No
     # What a form or a script reads back stays in ASCII digits: the pad's values and labels.
     body = page.get_data(as_text=True)
     assert 'value="12" class="btn pad-key" aria-label="Peg 12 for Ann">+१२</button>' in body
+
+
+def test_phones_in_two_languages_never_share_a_polled_board(tmp_path: Path) -> None:
+    client = phone(tmp_path, "mr", {})
+    token = create(client)
+    peg(client, token, 1, 2)
+    marathi = client.get(f"/m/{token}/live", query_string={"since": "0"}, headers=HX)
+    assert text_of(marathi, "score-1") == "२"
+    client.set_cookie("lang", "en")
+    english = client.get(f"/m/{token}/live", query_string={"since": "0"}, headers=HX)
+    assert text_of(english, "score-1") == "2"
 
 
 def test_one_tap_players_are_named_in_the_phone_language(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from store import InvalidRecord, KeyReused, MatchRecord, StaleAppend
 from web.cache import get_caches
 from web.forms import sentence, whole_number
 from web.http import is_htmx, render, url_with_query
+from web.i18n import language
 from web.matches.access import Access, lookup, public_url, require_writer, resolve
 from web.matches.forms import Draft, FormError, build_event, match_settings_from_form
 from web.matches.replay import current, load, store_event, tap_key
@@ -120,8 +121,8 @@ def screen(token: str) -> Response:
 def live(token: str) -> Response:
     """The polled board: 204 when nothing changed since ``since``, else the fresh fragment.
 
-    The fragment depends only on the link and the match's seq (it has no form and no CSRF
-    token), so the phones polling one link share one rendering of each seq.
+    The fragment depends only on the link, the match's seq and the language (it has no form and
+    no CSRF token), so the phones polling one link in one language share one rendering of each seq.
     """
     access = resolve(token)
     if whole_number(request.args.get("since", "")) == access.seq:
@@ -132,11 +133,13 @@ def live(token: str) -> Response:
         match, seq = current(access)
         return render("matches/screen.html", "matches/_live_poll.html", 200, s=Screen(access, match, seq))
     fragments = get_caches().fragments
-    body = fragments.get((token, access.seq, request.script_root))
+    # The fragment is in this phone's language: phones reading others share none of its words.
+    where = f"{language()} {request.script_root}"
+    body = fragments.get((token, access.seq, where))
     if body is None:
         match, seq = current(access)
         body = render_template("matches/_live_poll.html", s=Screen(access, match, seq))
-        fragments.put((token, seq, request.script_root), body)
+        fragments.put((token, seq, where), body)
     resp = make_response(body, 200)
     resp.vary.add("HX-Request")
     return resp
