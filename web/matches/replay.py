@@ -81,8 +81,8 @@ def _extend(start: Replayed, events: Sequence[StoredEvent]) -> Replayed | None:
         try:
             match = match.apply(stored.event)
         except MatchError as err:  # worded as a replay from the start words it
-            raise MatchError(_("event #%(seq)s (%(kind)s): %(error)s", seq=digits(stored.seq),
-                               kind=stored.event.get("type"), error=err)) from None
+            raise MatchError(_("event #%(seq)s (%(type)s): %(error)s", seq=digits(stored.seq),
+                               type=stored.event.get("type"), error=err)) from None
         seq = stored.seq
     return Replayed(seq, match)
 
