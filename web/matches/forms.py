@@ -17,19 +17,10 @@ from scorer.cards import Card
 from scorer.errors import CardError, MatchError
 from scorer.i18n import N_, digits
 from scorer.match import MAX_PLAY_POINTS, MAX_REASON_LENGTH, Match, new_match_settings
-from scorer.rules import (
-    CUSTOM,
-    HAND_SIZE,
-    MAX_SHOW_POINTS,
-    SIXTY_ONE_THIRTY,
-    TARGETS,
-    TRIPLE,
-    ThreePlayerSkunk,
-    presets_for,
-)
+from scorer.rules import HAND_SIZE, MAX_SHOW_POINTS, TARGETS, ThreePlayerSkunk, presets_for
 from web.forms import parse_claim, picker_action, sentence, whole_number
 
-__all__ = ["FormError", "Draft", "PRESET_WORDS", "build_event", "match_settings_from_form"]
+__all__ = ["FormError", "Draft", "build_event", "match_settings_from_form"]
 
 
 class FormError(ValueError):
@@ -50,12 +41,6 @@ class Draft:
 
 Built: TypeAlias = dict[str, object] | Draft
 """What a form asks for: an event to store, or show or crib cards still being picked."""
-
-PRESET_WORDS = {
-    "home": N_("home"), "acc": N_("acc"), "lurch": N_("lurch"), TRIPLE: N_("triple"),
-    SIXTY_ONE_THIRTY: N_("sixty-one-thirty"), CUSTOM: N_("custom"),
-}
-"""Each skunk preset's short name, as a message or a game's result line says it ("home rules")."""
 
 
 def build_event(form: Mapping[str, str], match: Match) -> Built:
@@ -249,9 +234,9 @@ def match_settings_from_form(form: Mapping[str, str]) -> tuple[dict[str, object]
     # other target is never sent. A plain "preset" (the one-tap start, the API's habit) also reads.
     preset_name = form.get(f"preset_{target}") or form.get("preset", "home")
     if target in TARGETS and preset_name not in presets_for(target):
+        # The presets are named as the form and the API send them (values, not words).
         errors["preset"] = _("Choose one of the skunk rules for %(target)s: %(presets)s.",
-                             target=digits(target),
-                             presets=", ".join(_(PRESET_WORDS[name]) for name in presets_for(target)))
+                             target=digits(target), presets=", ".join(presets_for(target)))
     judging = form.get("three_player_skunk", ThreePlayerSkunk.RUNNER_UP.value)
     if judging not in [j.value for j in ThreePlayerSkunk]:
         errors["three_player_skunk"] = _(

@@ -33,7 +33,7 @@ from scorer.show import Score, score_show
 from web.board import Board, layout
 from web.forms import CardsState
 from web.matches.access import Access, public_url
-from web.matches.forms import PRESET_WORDS, Draft
+from web.matches.forms import Draft
 from web.peg import latest_awards
 
 __all__ = ["Screen", "match_title", "SHOW_PAD", "PEG_PAD", "ON_SCREEN_HISTORY", "PRESET_NAMES"]
@@ -50,6 +50,13 @@ PRESET_NAMES = {
 }
 """The skunk presets as the new-match form and the match's settings line name them (messages:
 translated with ``_()`` where they are shown)."""
+CUSTOM_NAME = N_("custom")
+"""The settings line's name for rules set by hand."""
+RULES_WORDS = {
+    "home": N_("home rules"), "acc": N_("acc rules"), "lurch": N_("lurch rules"), TRIPLE: N_("triple rules"),
+    SIXTY_ONE_THIRTY: N_("sixty-one-thirty rules"), CUSTOM: N_("custom rules"),
+}
+"""Each preset as a game's result line names it ("2 game points (home rules)")."""
 
 
 def match_title(match: Match) -> str:
@@ -151,9 +158,9 @@ class Screen:
             return [(_("Play"), "now" if now <= 1 else "done"), *steps[2:]]
         return steps
 
-    def rules_word(self, name: str) -> str:
-        """A preset's short name as a game's result line says it (``"home"`` in "home rules")."""
-        return str(_(PRESET_WORDS.get(name, PRESET_WORDS[CUSTOM])))
+    def rules_words(self, name: str) -> str:
+        """A preset as a game's result line names it (``"home rules"``)."""
+        return str(_(RULES_WORDS.get(name, RULES_WORDS[CUSTOM])))
 
     def average(self, value: float | None) -> str:
         """An average to one decimal place as the language writes it (``16.5``, Marathi ``१६.५``,
@@ -169,7 +176,7 @@ class Screen:
         """The match's settings in words for the line under its title: length, target, skunk
         rules, who a three-player skunk is judged on, muggins, scores only."""
         s = self.match.settings
-        rules = _("rules: %(preset)s", preset=_(PRESET_NAMES.get(s.rules.name, PRESET_WORDS[CUSTOM])))
+        rules = _("rules: %(preset)s", preset=_(PRESET_NAMES.get(s.rules.name, CUSTOM_NAME)))
         parts = [s.length.describe(), _("to %(target)s", target=digits(s.target)), rules]
         if len(s.players) == 3:
             each = s.three_player_skunk is ThreePlayerSkunk.EACH_LOSER
