@@ -1,7 +1,7 @@
 """The cached replay and the append path.
 
-Replays are cached per process (``web.cache``) and language: a page reuses the match replayed at
-the seq its link's lookup read, and an append extends it by the one new event. Events are checked against
+Replays are cached per process (``web.cache``): a page reuses the match replayed at the seq its
+link's lookup read, and an append extends it by the one new event. Events are checked against
 the replayed match before the store's append, which inserts only if the match is still where
 the check saw it, so two phones can never store events that do not fit together. Each tap's
 idempotency key carries a digest of its event, so a double tap is stored once and two different
@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 
 from scorer.errors import MatchError
-from scorer.i18n import current as current_language
 from scorer.i18n import digits
 from scorer.match import Match
 from store import AppendResult, MatchRecord, StoredEvent
@@ -32,13 +31,6 @@ TAP_DIGEST_CHARS = 16
 page collide)."""
 
 
-def _cache_key(match_id: str) -> str:
-    """A replay's key in the cache: its match and the language it is worded in. The engine words
-    each history line and the prompt as it applies an event, so a replay made for a phone in one
-    language would show its words to a phone in another."""
-    return f"{match_id} {current_language()}"
-
-
 def load(record: MatchRecord, events: list[StoredEvent] | None = None) -> tuple[Match, int]:
     """The match replayed from its stored events, and the sequence number of the last one.
 
@@ -47,7 +39,7 @@ def load(record: MatchRecord, events: list[StoredEvent] | None = None) -> tuple[
     extended by the newer events, and the result is cached for the next request.
     """
     caches = get_caches()
-    cached = caches.matches.get(_cache_key(record.id))
+    cached = caches.matches.get(record.id)
     start: Replayed | None
     if events is None:
         start = cached
@@ -62,14 +54,14 @@ def load(record: MatchRecord, events: list[StoredEvent] | None = None) -> tuple[
     replayed = _replay(record, newer) if start is None else _extend(start, newer)
     if replayed is None:  # a gap in the log after the cached seq: the store never writes one
         replayed = _replay(record, events if events is not None else get_store().events(record.id))
-    caches.remember(_cache_key(record.id), replayed)
+    caches.remember(record.id, replayed)
     return replayed.match, replayed.seq
 
 
 def current(access: Access) -> tuple[Match, int]:
     """The match as it stood when its link was looked up (or later), and its last seq: the cached
     replay when it is at that seq, without asking the store again."""
-    cached = get_caches().matches.get(_cache_key(access.record.id))
+    cached = get_caches().matches.get(access.record.id)
     if cached is not None and cached.seq == access.seq:
         return cached.match, cached.seq
     return load(access.record)
@@ -143,7 +135,7 @@ def store_event(access: Access, after: int, event: Mapping[str, object],
                               validate=checked, read_fresh=False, behind=seq > after)
         applied = checked.after if checked is not None and checked.after is not None else None
     if not result.duplicate and applied is not None and applied.seq == result.seq:
-        get_caches().remember(_cache_key(record.id), applied)
+        get_caches().remember(record.id, applied)
         return result, applied.match, applied.seq
     match, seq = load(record)
     return result, match, seq
