@@ -1,4 +1,6 @@
-"""Plain-English rulings for show counts a player might dispute, each naming its rule in docs/RULES.md.
+"""Rulings for show counts a player might dispute, each naming its rule in docs/RULES.md.
+
+Every note is a whole sentence in the current language (``scorer.i18n``); the doctests are English.
 
 The engine's total is right; these notes say *why* when a count looks wrong at the table: four
 hearts in the crib that score nothing, a heart starter that cannot finish three hearts in hand, a
@@ -16,13 +18,16 @@ because no show can score exactly 19).
 
 from __future__ import annotations
 
-from scorer.cards import Card, CardsLike, Rank, Suit, parse_cards
+from scorer.cards import HAND_CARDS, Card, CardsLike, Rank, Suit, parse_cards
 from scorer.errors import DuplicateCardError
+from scorer.i18n import N_, _, join_phrases, ngettext
 from scorer.show import Score, score_show
 
 __all__ = ["rulings"]
 
-_SUIT_SINGULAR = {Suit.SPADES: "spade", Suit.HEARTS: "heart", Suit.DIAMONDS: "diamond", Suit.CLUBS: "club"}
+_SUIT_SINGULAR = {
+    Suit.SPADES: N_("spade"), Suit.HEARTS: N_("heart"), Suit.DIAMONDS: N_("diamond"), Suit.CLUBS: N_("club"),
+}
 
 # Rank triples that would be runs if the ace were also high (docs/RULES.md: A is low, K is the top).
 _WRAPS = ((Rank.QUEEN, Rank.KING, Rank.ACE), (Rank.KING, Rank.ACE, Rank.TWO))
@@ -46,22 +51,25 @@ The starter and three hand cards are hearts, but the JC is not, so there is no f
     Nineteen: these cards score nothing ("nineteen" is the table's name for a zero hand, \
 because no show can score exactly 19).
     """
-    cards = parse_cards(hand, 4, "hand cards (the starter goes separately)")
+    cards = parse_cards(hand, 4, HAND_CARDS)
     cut = starter if isinstance(starter, Card) else Card.parse(starter)
     if score is None:
         score = score_show(cards, cut, crib)
     else:
         if cut in cards:
-            raise DuplicateCardError(f"duplicate card {str(cut)!r}: it is both in the hand and the starter")
+            raise DuplicateCardError(
+                _("duplicate card %(card)s: it is both in the hand and the starter", card=repr(str(cut)))
+            )
         stray = sorted({c for item in score.items for c in item.cards} - {*cards, cut})
         if stray:
-            raise ValueError(f"the score given is not for these cards: it names {' '.join(map(str, stray))}")
+            raise ValueError(_("the score given is not for these cards: it names %(cards)s",
+                               cards=" ".join(map(str, stray))))
     notes = _runs(cards, cut) + _flush(cards, cut, crib) + _jacks(cards, cut)
     if score.total == 0:
-        notes.append(
+        notes.append(_(
             'Nineteen: these cards score nothing ("nineteen" is the table\'s name for a zero hand, '
             "because no show can score exactly 19)."
-        )
+        ))
     return notes
 
 
@@ -71,46 +79,48 @@ def _runs(cards: list[Card], starter: Card) -> list[str]:
     wraps = ["-".join(r.symbol for r in w) for w in _WRAPS if ranks.issuperset(w)]
     if not wraps:
         return []
-    what = " and ".join(wraps)
-    verb = "is not a run" if len(wraps) == 1 else "are not runs"
-    return [f"Runs: the ace is low and the king is the top card, so {what} {verb}."]
+    return [ngettext("Runs: the ace is low and the king is the top card, so %(cards)s is not a run.",
+                     "Runs: the ace is low and the king is the top card, so %(cards)s are not runs.",
+                     len(wraps), cards=join_phrases(wraps))]
 
 
 def _flush(cards: list[Card], starter: Card, crib: bool) -> list[str]:
     """Hand flush 4 or 5, crib flush only with all five, and the starter never completes one."""
     suit = cards[0].suit
     if all(c.suit is suit for c in cards):
-        one = _SUIT_SINGULAR[suit]
+        one = _(_SUIT_SINGULAR[suit])
         if starter.suit is suit:
             if crib:
                 return []
-            return [
-                f"Flush with the starter: the four hand cards and the starter are all {suit.word}, "
-                "so the flush is 5, not 4."
-            ]
+            return [_(
+                "Flush with the starter: the four hand cards and the starter are all %(suit)s, "
+                "so the flush is 5, not 4.", suit=suit.word
+            )]
         if crib:
-            return [
+            return [_(
                 "Crib flush: a crib flush needs all five cards of one suit, the four crib cards and "
-                f"the starter; the starter {starter} is not a {one}, so these four {suit.word} score "
-                "nothing for flush."
-            ]
-        return [
-            f"Flush: the four hand cards are {suit.word}, a flush of 4. A hand flush is the four hand "
-            f"cards; the starter only adds a fifth, and the {starter} is not a {one}, so it stays 4."
-        ]
+                "the starter; the starter %(starter)s is not a %(one)s, so these four %(suit)s score "
+                "nothing for flush.", starter=str(starter), one=one, suit=suit.word
+            )]
+        return [_(
+            "Flush: the four hand cards are %(suit)s, a flush of 4. A hand flush is the four hand "
+            "cards; the starter only adds a fifth, and the %(starter)s is not a %(one)s, so it stays 4.",
+            suit=suit.word, starter=str(starter), one=one
+        )]
     odd = [c for c in cards if c.suit is not starter.suit]
     if len(odd) != 1:
         return []
     if crib:
-        return [
+        return [_(
             "Crib flush: a crib flush needs all five cards of one suit. The starter and three crib "
-            f"cards are {starter.suit.word}, but the {odd[0]} is not, so there is no flush."
-        ]
-    return [
+            "cards are %(suit)s, but the %(odd)s is not, so there is no flush.",
+            suit=starter.suit.word, odd=str(odd[0])
+        )]
+    return [_(
         "Flush: a flush needs all four hand cards of one suit; the starter cannot complete it. "
-        f"The starter and three hand cards are {starter.suit.word}, but the {odd[0]} is not, "
-        "so there is no flush."
-    ]
+        "The starter and three hand cards are %(suit)s, but the %(odd)s is not, "
+        "so there is no flush.", suit=starter.suit.word, odd=str(odd[0])
+    )]
 
 
 def _jacks(cards: list[Card], starter: Card) -> list[str]:
@@ -118,15 +128,17 @@ def _jacks(cards: list[Card], starter: Card) -> list[str]:
     notes: list[str] = []
     others = [str(c) for c in cards if c.rank is Rank.JACK and c.suit is not starter.suit]
     if others:
-        which = " and the ".join(others)
-        verb = "scores" if len(others) == 1 else "score"
-        notes.append(
-            f"His nobs: nobs is the jack of the starter's suit ({starter.suit.word}), "
-            f"so the {which} {verb} no nobs."
-        )
+        which = others[0]
+        for jack in others[1:]:
+            which = _("%(earlier)s and the %(next)s", earlier=which, next=jack)
+        notes.append(ngettext(
+            "His nobs: nobs is the jack of the starter's suit (%(suit)s), so the %(cards)s scores no nobs.",
+            "His nobs: nobs is the jack of the starter's suit (%(suit)s), so the %(cards)s score no nobs.",
+            len(others), suit=starter.suit.word, cards=which
+        ))
     if starter.rank is Rank.JACK:
-        notes.append(
-            f"His heels: the starter is the {starter}, so the dealer pegged 2 when it was cut, "
-            "not in the show; a jack starter gives no nobs."
-        )
+        notes.append(_(
+            "His heels: the starter is the %(starter)s, so the dealer pegged 2 when it was cut, "
+            "not in the show; a jack starter gives no nobs.", starter=str(starter)
+        ))
     return notes

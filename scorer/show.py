@@ -20,8 +20,9 @@ from enum import Enum
 from itertools import combinations
 from operator import attrgetter, itemgetter
 
-from scorer.cards import Card, CardsLike, Rank, parse_cards
+from scorer.cards import HAND_CARDS, Card, CardsLike, Rank, parse_cards
 from scorer.errors import CardError, DuplicateCardError
+from scorer.i18n import N_, _, join_phrases, number_words
 
 __all__ = ["ScoreKind", "ScoreItem", "Score", "score_show", "number_word"]
 
@@ -62,28 +63,28 @@ class ScoreItem:
         return {"kind": self.kind.value, "cards": [str(c) for c in self.cards], "points": self.points}
 
 
-_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-).split()
-
-
 def number_word(n: int) -> str:
-    """English words for a cribbage number (0..121).
+    """A cribbage number (0..121) in words, in the current language (``scorer.i18n.number_words``).
 
     >>> number_word(29), number_word(121)
     ('twenty-nine', 'one hundred twenty-one')
     """
-    if n < 0:
-        return "minus " + number_word(-n)
-    if n <= 20:
-        return _WORDS[n]
-    if n < 100:
-        tens = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")[n // 10 - 2]
-        return tens if n % 10 == 0 else f"{tens}-{_WORDS[n % 10]}"
-    rest = n % 100
-    head = f"{_WORDS[n // 100]} hundred"
-    return head if rest == 0 else f"{head} {number_word(rest)}"
+    return number_words(n)
+
+
+# The combinations as players name them, by how many pairs (outside a run) or runs make them; each
+# is a whole sentence with the running total, since word order differs between languages.
+_PAIR_PHRASES = {
+    1: N_("a pair is %(total)s"),
+    3: N_("a pair royal is %(total)s"),
+    6: N_("a double pair royal is %(total)s"),
+}
+_RUN_PHRASES = {
+    1: N_("a run of %(length)s is %(total)s"),
+    2: N_("a double run of %(length)s is %(total)s"),
+    3: N_("a triple run of %(length)s is %(total)s"),
+    4: N_("a double double run of %(length)s is %(total)s"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,43 +121,41 @@ fifteen fourteen, fifteen sixteen, a double pair royal is twenty-eight and his n
         running = 0
         for item in self.by_kind(ScoreKind.FIFTEEN):
             running += item.points
-            phrases.append(f"fifteen {number_word(running)}")
-        for name, points in self._combinations():
+            phrases.append(_("fifteen %(total)s", total=number_words(running)))
+        for phrase, params, points in self._combinations():
             running += points
-            phrases.append(f"{name} is {number_word(running)}")
+            phrases.append(_(phrase, total=number_words(running), **params))
         for item in self.items:
             if item.kind is ScoreKind.FLUSH:
                 running += item.points
-                phrases.append(f"a flush of {number_word(item.points)} is {number_word(running)}")
+                phrases.append(_("a flush of %(points)s is %(total)s",
+                                 points=number_words(item.points), total=number_words(running)))
             elif item.kind is ScoreKind.NOBS:
                 running += item.points
-                phrases.append(f"his nobs is {number_word(running)}")
+                phrases.append(_("his nobs is %(total)s", total=number_words(running)))
         if not phrases:
-            return "nineteen: no score"
+            return _("nineteen: no score")
         # docs/DESIGN.md's cadence: "fifteen two, fifteen four and a pair is six" (no comma before "and").
-        if len(phrases) > 1:
-            return ", ".join(phrases[:-1]) + " and " + phrases[-1]
-        return phrases[0]
+        return join_phrases(phrases)
 
-    def _combinations(self) -> list[tuple[str, int]]:
-        """Pairs and runs named the way players say them (double run, pair royal, ...)."""
+    def _combinations(self) -> list[tuple[str, dict[str, str], int]]:
+        """Pairs and runs named the way players say them (double run, pair royal, ...): each as its
+        untranslated sentence (a ``N_`` constant), its parameters besides the total, and its points."""
         runs = self.by_kind(ScoreKind.RUN)
         pairs = self.by_kind(ScoreKind.PAIR)
         run_ranks = {c.rank for r in runs for c in r.cards}
         inside = [p for p in pairs if p.cards[0].rank in run_ranks]
         outside = [p for p in pairs if p.cards[0].rank not in run_ranks]
-        out: list[tuple[str, int]] = []
+        out: list[tuple[str, dict[str, str], int]] = []
         by_rank: dict[Rank, int] = {}
         for p in outside:
             by_rank[p.cards[0].rank] = by_rank.get(p.cards[0].rank, 0) + 1
         for n_pairs in by_rank.values():
-            name = {1: "a pair", 3: "a pair royal", 6: "a double pair royal"}[n_pairs]
-            out.append((name, 2 * n_pairs))
+            out.append((_PAIR_PHRASES[n_pairs], {}, 2 * n_pairs))
         if runs:
             length = len(runs[0].cards)
             points = sum(r.points for r in runs) + sum(p.points for p in inside)
-            name = {1: "a run", 2: "a double run", 3: "a triple run", 4: "a double double run"}[len(runs)]
-            out.append((f"{name} of {number_word(length)}", points))
+            out.append((_RUN_PHRASES[len(runs)], {"length": number_words(length)}, points))
         return out
 
 
@@ -232,15 +231,17 @@ def score_show(hand: CardsLike, starter: Card | str, crib: bool = False) -> Scor
         ):
             cards = [h0, h1, h2, h3]
     if cards is None:
-        cards = parse_cards(hand, 4, "hand cards (the starter goes separately)")
+        cards = parse_cards(hand, 4, HAND_CARDS)
     if type(starter) is not Card:
         if not isinstance(starter, str):
-            raise CardError(f"starter must be one card like '5D', not {starter!r}")
+            raise CardError(_("starter must be one card like '5D', not %(value)s", value=repr(starter)))
         starter = Card.parse(starter)
     s_index = starter.index
     c0, c1, c2, c3 = cards
     if s_index == c0.index or s_index == c1.index or s_index == c2.index or s_index == c3.index:
-        raise DuplicateCardError(f"duplicate card {str(starter)!r}: it is both in the hand and the starter")
+        raise DuplicateCardError(
+            _("duplicate card %(card)s: it is both in the hand and the starter", card=repr(str(starter)))
+        )
     five = sorted((c0, c1, c2, c3, starter), key=_sort_key)
     f0, f1, f2, f3, f4 = five
     ranks = (f0.index >> 2, f1.index >> 2, f2.index >> 2, f3.index >> 2, f4.index >> 2)
