@@ -24,9 +24,12 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from scorer import i18n
 from scorer.cards import parse_cards
 from scorer.errors import CardError
+from scorer.i18n import N_, _, digits
 from scorer.pegging import PegEvent, score_pegging
+from scorer.rulings import show_answer
 from scorer.show import ScoreKind, score_show
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE"]
@@ -45,13 +48,24 @@ _MEAN_PLACES = 2
 """Decimal places of the means in the ``discard`` table; ``--json`` gives them unrounded."""
 
 
-_PAIR_NAMES = {2: "pair", 6: "pair royal", 12: "double pair royal"}
+_SHOW_WHAT = N_("cards (four in hand, then the starter)")
+"""How ``show``'s count message names its cards."""
+_PAIR_NAMES = {2: N_("pair"), 6: N_("pair royal"), 12: N_("double pair royal")}
 """What players call a pair in the play, by its points."""
-_CRIB_OWNER = {
-    2: {True: "your crib", False: "your opponent's crib"},
-    3: {True: "your crib", False: "the dealer's crib"},
-    4: {True: "your side's crib", False: "the other side's crib"},
+_AWARD_NAMES = {
+    ScoreKind.FIFTEEN: N_("fifteen"), ScoreKind.RUN: N_("run"), ScoreKind.GO: N_("go"),
+    ScoreKind.THIRTY_ONE: N_("thirty-one"), ScoreKind.LAST: N_("last card"),
 }
+"""The play's other awards as players name them (the JSON's kinds stay English)."""
+_DISCARD_SUMMARY = {
+    (2, True): N_("2 players, your crib: net = hand + crib"),
+    (2, False): N_("2 players, your opponent's crib: net = hand - crib"),
+    (3, True): N_("3 players, your crib: net = hand + crib"),
+    (3, False): N_("3 players, the dealer's crib: net = hand - crib"),
+    (4, True): N_("4 players, your side's crib: net = hand + crib"),
+    (4, False): N_("4 players, the other side's crib: net = hand - crib"),
+}
+"""The ``discard`` table's last line, by players and whose crib it is."""
 
 
 class _UsageError(Exception):
@@ -68,15 +82,21 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The ``python -m scorer`` argument parser, one subcommand per task."""
     parser = _Parser(prog="python -m scorer", description="Muggins cribbage scorer.")
+    lang_help = "language of the spoken count, rulings and messages: " + ", ".join(i18n.LANGUAGES)
+    parser.add_argument("--lang", choices=i18n.LANGUAGES, default=i18n.DEFAULT_LANGUAGE, help=lang_help)
+    # The same option after the subcommand ("show ... --lang hi"); SUPPRESS keeps the one given
+    # before it when this one is absent.
+    lang = _Parser(add_help=False)
+    lang.add_argument("--lang", choices=i18n.LANGUAGES, default=argparse.SUPPRESS, help=lang_help)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    show = commands.add_parser("show", help="count a hand or crib with its starter")
+    show = commands.add_parser("show", parents=[lang], help="count a hand or crib with its starter")
     show.add_argument("cards", nargs="+", metavar="CARD", help="four cards, then the starter")
     show.add_argument("--crib", action="store_true", help="count as the crib (a flush needs five)")
     show.add_argument("--json", action="store_true", help="print JSON")
     show.set_defaults(run=_show)
 
-    peg = commands.add_parser("peg", help="score the play from its cards in order")
+    peg = commands.add_parser("peg", parents=[lang], help="score the play from its cards in order")
     peg.add_argument("plays", nargs="+", metavar="PLAYER:CARD", help="plays in order, e.g. A:5H")
     peg.add_argument(
         "--hand", action="append", metavar="PLAYER:CARDS",
@@ -86,12 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     peg.add_argument("--json", action="store_true", help="print JSON")
     peg.set_defaults(run=_peg)
 
-    stats = commands.add_parser("stats", help="show scores over all 12,994,800 deals")
+    stats = commands.add_parser("stats", parents=[lang], help="show scores over all 12,994,800 deals")
     stats.add_argument("--crib", action="store_true", help="count the deals as cribs")
     stats.add_argument("--json", action="store_true", help="print JSON")
     stats.set_defaults(run=_stats)
 
-    discard = commands.add_parser("discard", help="rank every way to lay away to the crib")
+    discard = commands.add_parser("discard", parents=[lang], help="rank every way to lay away to the crib")
     discard.add_argument("cards", nargs="+", metavar="CARD", help="the cards dealt to you")
     discard.add_argument("--dealer", action="store_true", help="the crib is yours (or your partner's)")
     discard.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="players (default 2)")
@@ -105,7 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         run: Callable[[argparse.Namespace], str] = args.run
-        text = run(args)
+        with i18n.using(args.lang):
+            text = run(args)
     except _UsageError as e:
         _fail(str(e))
         return EXIT_BAD_INPUT
@@ -134,16 +155,16 @@ def _dump(data: object) -> str:
 
 
 def _show(args: argparse.Namespace) -> str:
-    cards = parse_cards(" ".join(args.cards), _SHOW_CARDS, "cards (four in hand, then the starter)")
-    score = score_show(cards[:-1], cards[-1], crib=args.crib)
+    cards = parse_cards(" ".join(args.cards), _SHOW_CARDS, _SHOW_WHAT)
     if args.json:
-        return _dump(score.to_json())
+        return _dump(show_answer(cards[:-1], cards[-1], crib=args.crib))
+    score = score_show(cards[:-1], cards[-1], crib=args.crib)
     width = max((len(" ".join(map(str, i.cards))) for i in score.items), default=0)
     lines = [
         f"{item.kind.value:<10} {' '.join(map(str, item.cards)):<{width}}  {item.points:>2}"
         for item in score.items
     ]
-    lines.append(f"total {score.total}")
+    lines.append(_("total %(total)s", total=digits(score.total)))
     lines.append(score.spoken())
     return "\n".join(lines)
 
@@ -153,21 +174,23 @@ def _peg(args: argparse.Namespace) -> str:
     pegging = score_pegging(" ".join(args.plays), hands)
     if args.json:
         return _dump(pegging.to_json())
-    width = max(len(player) for player, _ in pegging.plays)
+    width = max(len(player) for player, _card in pegging.plays)
     lines: list[str] = []
     for i, (player, card) in enumerate(pegging.plays):
         if i and i in pegging.restarts:
-            lines.append("-- new count")
-        awards = ", ".join(f"{_award_name(e)} {e.points}" for e in pegging.events_for(i))
+            lines.append(_("-- new count"))
+        awards = ", ".join(_("%(award)s %(points)s", award=_award_name(e), points=digits(e.points))
+                           for e in pegging.events_for(i))
         lines.append(f"{i + 1:>2}  {player:<{width}}  {card}  {pegging.counts[i]:>2}  {awards}".rstrip())
-    lines.append("points: " + ", ".join(f"{p} {n}" for p, n in pegging.points.items()))
+    lines.append(_("points: %(scores)s", scores=", ".join(
+        _("%(player)s %(points)s", player=p, points=digits(n)) for p, n in pegging.points.items())))
     return "\n".join(lines)
 
 
 def _award_name(event: PegEvent) -> str:
     if event.kind is ScoreKind.PAIR:
-        return _PAIR_NAMES[event.points]
-    return "last card" if event.kind is ScoreKind.LAST else event.kind.value
+        return _(_PAIR_NAMES[event.points])
+    return _(_AWARD_NAMES[event.kind]) if event.kind in _AWARD_NAMES else event.kind.value
 
 
 def _hands(specs: Sequence[str]) -> dict[str, str]:
@@ -176,9 +199,11 @@ def _hands(specs: Sequence[str]) -> dict[str, str]:
     for spec in specs:
         player, colon, cards = spec.partition(":")
         if not colon or not player.strip():
-            raise CardError(f"bad hand {spec!r}: write it as PLAYER:CARDS, like 'A:5H,5D,4C,3S'")
+            raise CardError(_("bad hand %(hand)s: write it as PLAYER:CARDS, like 'A:5H,5D,4C,3S'",
+                              hand=repr(spec)))
         if player in hands:
-            raise CardError(f"bad hand {spec!r}: {player}'s hand is given twice")
+            raise CardError(_("bad hand %(hand)s: %(player)s's hand is given twice",
+                              hand=repr(spec), player=player))
         hands[player] = cards
     return hands
 
@@ -189,11 +214,14 @@ def _stats(args: argparse.Namespace) -> str:
     dist = distribution(crib=args.crib)
     if args.json:
         return _dump(dist.to_json())
-    what = "crib" if args.crib else "hand"
-    lines = [f"{'score':>5}  {'deals':>10}  {'share':>9}"]
+    lines = [f"{_('score'):>5}  {_('deals'):>10}  {_('share'):>9}"]
     for score, deals in dist.counts.items():
         lines.append(f"{score:>5}  {deals:>10,}  {100 * deals / dist.deals:>8.{_SHARE_PLACES}f}%")
-    lines.append(f"{dist.deals:,} {what} deals, mean {dist.mean:.4f}")
+    total, mean = digits(dist.deals), f"{dist.mean:.4f}"
+    if args.crib:
+        lines.append(_("%(deals)s crib deals, mean %(mean)s", deals=total, mean=mean))
+    else:
+        lines.append(_("%(deals)s hand deals, mean %(mean)s", deals=total, mean=mean))
     return "\n".join(lines)
 
 
@@ -203,9 +231,9 @@ def _discard(args: argparse.Namespace) -> str:
     options = advise(" ".join(args.cards), players=args.players, dealer=args.dealer)
     if args.json:
         return _dump({"options": [o.to_json() for o in options]})
-    sign = "+" if args.dealer else "-"
     p = _MEAN_PLACES
-    rows = [("rank", "throw", "keep", "hand mean (min-max)", f"crib {sign}", "net")]
+    rows = [(_("rank"), _("throw"), _("keep"), _("hand mean (min-max)"),
+             _("crib +") if args.dealer else _("crib -"), _("net"))]
     for o in options:
         # Competition ranking, as rank_of: a throw tied with a better one shares its rank.
         rank = 1 + sum(1 for other in options if other.net > o.net)
@@ -218,7 +246,6 @@ def _discard(args: argparse.Namespace) -> str:
             f"{o.net:.{p}f}",
         ))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    whose = _CRIB_OWNER[args.players][args.dealer]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    lines.append(f"{args.players} players, {whose}: net = hand {sign} crib")
+    lines.append(_(_DISCARD_SUMMARY[args.players, args.dealer]))
     return "\n".join(lines)

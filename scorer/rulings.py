@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from scorer.cards import HAND_CARDS, Card, CardsLike, Rank, Suit, parse_cards
 from scorer.errors import DuplicateCardError
-from scorer.i18n import N_, _, join_phrases, ngettext
+from scorer.i18n import N_, _, current, join_phrases, ngettext
 from scorer.show import Score, score_show
 
-__all__ = ["rulings"]
+__all__ = ["rulings", "show_answer"]
 
 _SUIT_SINGULAR = {
     Suit.SPADES: N_("spade"), Suit.HEARTS: N_("heart"), Suit.DIAMONDS: N_("diamond"), Suit.CLUBS: N_("club"),
@@ -71,6 +71,23 @@ because no show can score exactly 19).
             "because no show can score exactly 19)."
         ))
     return notes
+
+
+def show_answer(hand: CardsLike, starter: Card | str, crib: bool = False) -> dict[str, object]:
+    """The CLI's and API's JSON for a show: the itemized score, the count as said at the table,
+    the rulings, and ``lang``, the language those texts are in (keys and item kinds stay English).
+
+    >>> answer = show_answer("3H 3C 4S 5D", "KC")
+    >>> answer["total"], answer["spoken"], answer["rulings"], answer["lang"]
+    (12, 'fifteen two, fifteen four and a double run of three is twelve', [], 'en')
+    """
+    score = score_show(hand, starter, crib)
+    return {
+        **score.to_json(),
+        "spoken": score.spoken(),
+        "rulings": rulings(hand, starter, crib, score=score),
+        "lang": current(),
+    }
 
 
 def _runs(cards: list[Card], starter: Card) -> list[str]:

@@ -100,7 +100,9 @@ def test_show_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run_main(capsys, "show", "KH", "QD", "2S", "3C", "9H", "--json")
     assert status == EXIT_OK
     data = json.loads(out)
-    assert set(data) == {"total", "items"}
+    # The API's answer (issue 26): the items, and the texts a player reads with their language.
+    assert set(data) == {"total", "items", "spoken", "rulings", "lang"}
+    assert (data["spoken"], data["rulings"], data["lang"]) == ("fifteen two and fifteen four", [], "en")
     assert data["total"] == 4
     assert all(set(item) == {"kind", "cards", "points"} for item in data["items"])
     got = sorted((i["kind"], sorted(i["cards"]), i["points"]) for i in data["items"])

@@ -27,7 +27,11 @@ def test_score_is_the_clis_json(client: FlaskClient, capsys: pytest.CaptureFixtu
 
 def test_crib_flag_is_honoured(client: FlaskClient) -> None:
     resp = client.post("/api/score", json={"hand": ["2H", "4H", "6H", "8H"], "starter": "KC", "crib": True})
-    assert resp.get_json() == {"total": 0, "items": []}
+    body = resp.get_json()
+    assert (body["total"], body["items"], body["lang"]) == (0, [], "en")
+    # docs/RULES.md: a crib flush needs the starter too; the ruling says so, then "nineteen".
+    assert body["spoken"] == "nineteen: no score"
+    assert [note.split(":")[0] for note in body["rulings"]] == ["Crib flush", "Nineteen"]
 
 
 def test_peg_is_the_clis_json(client: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:

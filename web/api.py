@@ -20,9 +20,10 @@ from flask import Blueprint, current_app, jsonify, make_response, request, url_f
 from werkzeug.wrappers import Response
 
 from scorer.discard import advise
+from scorer.i18n import _, digits
 from scorer.match import Match, new_settings_json
 from scorer.pegging import score_pegging
-from scorer.show import score_show
+from scorer.rulings import show_answer
 from store import KeyReused, StaleAppend
 from vision import ImageError, Recognition
 from vision.io import LoadedImage, ReaderSpec, decode_and_read
@@ -60,9 +61,11 @@ def body() -> dict[str, Any]:
     except RecursionError:  # "[[[[…" nested past the parser's stack: silent=True does not catch it
         data = None
     if not isinstance(data, dict):
-        raise ApiError("the request body must be a JSON object, like {\"hand\": \"5H 5C 5S JD\", ...}")
+        raise ApiError(_("the request body must be a JSON object, like %(example)s",
+                         example='{"hand": "5H 5C 5S JD", ...}'))
     if _depth(data) > MAX_JSON_DEPTH:
-        raise ApiError(f"the request body nests arrays and objects more than {MAX_JSON_DEPTH} deep")
+        raise ApiError(_("the request body nests arrays and objects more than %(depth)s deep",
+                         depth=digits(MAX_JSON_DEPTH)))
     return data
 
 
@@ -83,23 +86,25 @@ def field(data: Mapping[str, Any], name: str, kind: type | tuple[type, ...], exa
     """``data[name]`` checked against ``kind``; a missing or mistyped field is a 400 naming it."""
     if name not in data:
         if required:
-            raise ApiError(f"missing {name!r}: give it like {example}")
+            raise ApiError(_("missing %(name)s: give it like %(example)s", name=repr(name), example=example))
         return default
     value = data[name]
     # JSON true/false are Python bools, which are also ints: never accept one for the other.
     if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
-        raise ApiError(f"bad {name!r}: {value!r} is not valid here; give it like {example}")
+        raise ApiError(_("bad %(name)s: %(value)s is not valid here; give it like %(example)s",
+                         name=repr(name), value=repr(value), example=example))
     return value
 
 
 @bp.post("/score")
 def score() -> Response:
-    """``{"hand": "5H 5C 5S JD", "starter": "5D", "crib": false}`` → the itemized show."""
+    """``{"hand": "5H 5C 5S JD", "starter": "5D", "crib": false}`` → the itemized show, the count
+    as spoken and the rulings in the request's language (``"lang"`` says which)."""
     data = body()
     hand = field(data, "hand", (str, list), '"hand": "5H 5C 5S JD"')
     starter = field(data, "starter", str, '"starter": "5D"')
     crib = field(data, "crib", bool, '"crib": false', default=False, required=False)
-    return jsonify(score_show(hand, starter, crib=crib).to_json())
+    return jsonify(show_answer(hand, starter, crib=crib))
 
 
 @bp.post("/peg")
@@ -178,7 +183,8 @@ def get_match(token: str) -> Response:
         else:
             after = whole_number(after_text)
             if after is None or after > seq:
-                raise ApiError(f"bad 'after': {after_text!r}; give the last seq you hold, 0 to {seq}")
+                raise ApiError(_("bad 'after': %(value)s; give the last seq you hold, 0 to %(seq)s",
+                                 value=repr(after_text), seq=seq))
             events = [{"seq": n, "event": e} for n, e in enumerate(match.events[after:], after + 1)]
             resp = jsonify({**_state_json(match, seq), "events": events, "can_write": access.can_write})
             etag = f"seq-{seq}-after-{after_text}"
@@ -201,8 +207,9 @@ def append_event(token: str) -> Response:
         result, match, seq = store_event(access, after, event, key)
     except StaleAppend as stale:
         match, seq = load(access.record)
-        resp = jsonify(error=f"stale: the match is at seq {stale.last_seq}, not {after}; "
-                             "check the fresh state and send the event again if it still applies",
+        resp = jsonify(error=_("stale: the match is at seq %(last)s, not %(after)s; check the fresh "
+                               "state and send the event again if it still applies",
+                               last=stale.last_seq, after=after),
                        seq=seq, match=_state_json(match, seq))
         resp.status_code = 409
         return resp
@@ -240,7 +247,7 @@ def recognise_upload() -> Response:
     """Multipart field ``image`` → the recogniser's JSON, as ``python -m vision PHOTO --json``."""
     upload_file = request.files.get("image")
     if upload_file is None:
-        return json_error(400, "missing 'image': send the photo as the multipart form field named image")
+        return json_error(400, _("missing 'image': send the photo as the multipart form field named image"))
     try:
         result = read_upload(upload_file.read())
     except ImageError as e:
