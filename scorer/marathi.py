@@ -4,7 +4,7 @@ ICU's RBNF rules (``icu-rbnf``) fall back to English for Marathi and ``num2words
 so the words are a table. Marathi names every number from 1 to 99 with its own word (like Hindi,
 not by tens and units), so 0..99 are listed whole; hundreds are "एकशे", "दोनशे", ... followed by
 the rest (``एकशे एकवीस`` is 121), and 100 alone is "शंभर". The table is checked against a second
-source in tests/test_marathi_numbers.py.
+source in tests/test_number_words.py (the school-book spellings are kept where lists differ).
 """
 
 from __future__ import annotations
