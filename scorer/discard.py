@@ -44,6 +44,7 @@ from numpy.typing import NDArray
 
 from scorer.cards import DECK, Card, CardsLike, Rank, Suit, parse_cards
 from scorer.errors import CardError
+from scorer.i18n import N_, _
 from scorer.rules import HAND_SIZE
 from scorer.tables import rank_scores, score_many
 
@@ -53,6 +54,13 @@ HELD = {2: 6, 3: 5, 4: 5}
 """Cards dealt to each player, by number of players."""
 THROWN = {2: 2, 3: 1, 4: 1}
 """Cards each player lays away to the crib, by number of players."""
+_DEALT = {
+    2: N_("cards for a 2-player deal"),
+    3: N_("cards for a 3-player deal"),
+    4: N_("cards for a 4-player deal"),
+}
+"""How the count message names a deal's cards, by number of players."""
+_THROW = N_("cards in the throw")
 
 _CRIB_FLUSH = 5
 """A crib flush scores only with all five cards (crib and starter) in one suit."""
@@ -112,8 +120,8 @@ def advise(cards: CardsLike, players: int = 2, dealer: bool = False) -> list[Dis
     (['2C', '9D'], 14, 29)
     """
     if players not in HELD:
-        raise ValueError(f"players must be 2, 3 or 4, not {players!r}")
-    dealt = parse_cards(cards, HELD[players], f"cards for a {players}-player deal")
+        raise ValueError(_("players must be 2, 3 or 4, not %(value)s", value=repr(players)))
+    dealt = parse_cards(cards, HELD[players], _DEALT[players])
     throws = list(combinations(dealt, THROWN[players]))
     keeps = [tuple(c for c in dealt if c not in t) for t in throws]
     unseen = [c for c in DECK if c not in dealt]
@@ -139,7 +147,7 @@ def advise(cards: CardsLike, players: int = 2, dealer: bool = False) -> list[Dis
         )
         ranked.append(((-net, -hand_mean, tuple(sorted(c.index for c in throw))), option))
     ranked.sort(key=lambda pair: pair[0])
-    return [option for _, option in ranked]
+    return [option for _key, option in ranked]
 
 
 def rank_of(options: Sequence[DiscardOption], throw: CardsLike) -> tuple[int, float]:
@@ -153,19 +161,17 @@ def rank_of(options: Sequence[DiscardOption], throw: CardsLike) -> tuple[int, fl
     (1, 0.0)
     """
     if not options:
-        raise CardError("there are no discard options to rank the throw among")
+        raise CardError(_("there are no discard options to rank the throw among"))
     size = len(options[0].throw)
-    chosen = frozenset(parse_cards(throw, size, "cards in the throw"))
+    chosen = frozenset(parse_cards(throw, size, _THROW))
     for option in options:
         if frozenset(option.throw) == chosen:
             better = sum(1 for o in options if o.net > option.net)
             best = max(o.net for o in options)
             return better + 1, best - option.net
     dealt = sorted({c for o in options for c in o.throw + o.keep})
-    raise CardError(
-        f"throw {' '.join(map(str, sorted(chosen)))!r} is not from the cards dealt: "
-        f"{' '.join(map(str, dealt))}"
-    )
+    raise CardError(_("throw %(throw)s is not from the cards dealt: %(dealt)s",
+                      throw=repr(" ".join(map(str, sorted(chosen)))), dealt=" ".join(map(str, dealt))))
 
 
 def _hand_sums(

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from scorer.cards import Card, CardsLike, parse_cards
 from scorer.errors import CardError, DuplicateCardError, IllegalPlayError
+from scorer.i18n import _, digits
 from scorer.rules import HAND_SIZE
 from scorer.show import ScoreKind
 
@@ -60,7 +61,6 @@ PLAY_HAND_SIZE = HAND_SIZE
 """Cards each player holds for the play: ``scorer.rules.HAND_SIZE``, under the name callers know."""
 
 _SPLIT = re.compile(r"[\s,;]+")
-_PLAY_FORM = "write each play as PLAYER:CARD, like 'A:5H'"
 
 PlaysLike = str | Iterable["str | tuple[str, Card | str]"]
 """What ``score_pegging`` accepts: ``"A:5H B:TS"``, or a sequence of ``"A:5H"`` or ``("A", card)``."""
@@ -109,7 +109,7 @@ class Pegging:
     @property
     def points(self) -> dict[str, int]:
         """Points of every player that played, in the order they first played (0 when none)."""
-        out = dict.fromkeys((player for player, _ in self.plays), 0)
+        out = dict.fromkeys((player for player, _card in self.plays), 0)
         for e in self.events:
             out[e.player] += e.points
         return out
@@ -124,7 +124,7 @@ class Pegging:
         """The cards of the current count, in play order."""
         if not self.restarts:
             return ()
-        return tuple(card for _, card in self.plays[self.restarts[-1]:])
+        return tuple(card for _player, card in self.plays[self.restarts[-1]:])
 
     def events_for(self, index: int) -> tuple[PegEvent, ...]:
         """The awards earned by the play at ``index`` (0-based)."""
@@ -135,38 +135,49 @@ class Pegging:
         return {"points": self.points, "events": [e.to_json() for e in self.events]}
 
 
-def _check_label(label: object, where: str) -> str:
+def _check_label(label: object, play: object = None, position: int = 0) -> str:
+    """``label`` as a player's name; the error names the play and its position, or (``play``
+    None) the hand the label is given for."""
     if not isinstance(label, str) or not label or ":" in label or any(ch.isspace() for ch in label):
-        raise CardError(
-            f"{where}: the player {label!r} must be a name without spaces or ':', like 'A'"
-        )
+        if play is None:
+            raise CardError(_("bad hand for %(player)s: the player %(player)s must be a name without "
+                              "spaces or ':', like 'A'", player=repr(label)))
+        raise CardError(_("bad play %(play)s at position %(position)s: the player %(player)s must be a "
+                          "name without spaces or ':', like 'A'",
+                          play=repr(play), position=digits(position), player=repr(label)))
     return label
 
 
 def _parse_play(item: object, position: int) -> tuple[str, Card]:
     """One play from ``"A:5H"`` or ``("A", card)``; errors name the item and its 1-based position."""
-    where = f"bad play {item!r} at position {position}"
+    where = {"play": repr(item), "position": digits(position)}
     if isinstance(item, str):
         token = item.strip()
         label, colon, card_text = token.partition(":")
         if not colon:
-            raise CardError(f"{where}: {_PLAY_FORM}")
+            raise CardError(_("bad play %(play)s at position %(position)s: write each play as PLAYER:CARD, "
+                              "like 'A:5H'", **where))
         if not card_text:
-            raise CardError(f"{where}: the card is missing; {_PLAY_FORM}")
+            raise CardError(_("bad play %(play)s at position %(position)s: the card is missing; write each "
+                              "play as PLAYER:CARD, like 'A:5H'", **where))
         card_item: object = card_text
     elif isinstance(item, tuple) and len(item) == 2:
         label, card_item = item
     else:
-        raise CardError(f"{where}: {_PLAY_FORM}, or give (player, card)")
-    player = _check_label(label, where)
+        raise CardError(_("bad play %(play)s at position %(position)s: write each play as PLAYER:CARD, "
+                          "like 'A:5H', or give (player, card)", **where))
+    player = _check_label(label, item, position)
     if isinstance(card_item, Card):
         return player, card_item
     if not isinstance(card_item, str):
-        raise CardError(f"{where}: the card must be text like '5H', not {card_item!r}")
+        raise CardError(_("bad play %(play)s at position %(position)s: the card must be text like '5H', "
+                          "not %(value)s", value=repr(card_item), **where))
     try:
         return player, Card.parse(card_item)
     except CardError as err:
-        raise CardError(f"{where}: {err}") from None
+        # The card's own refusal, already a sentence in the player's language, after the play's place.
+        raise CardError(_("bad play %(play)s at position %(position)s: %(reason)s", reason=str(err),
+                          **where)) from None
 
 
 def _parse(plays: PlaysLike, repeats: bool) -> list[tuple[str, Card]]:
@@ -176,11 +187,11 @@ def _parse(plays: PlaysLike, repeats: bool) -> list[tuple[str, Card]]:
     out = [_parse_play(item, i) for i, item in enumerate(items, 1)]
     if not repeats:
         seen: dict[Card, int] = {}
-        for i, (_, card) in enumerate(out, 1):
+        for i, (_player, card) in enumerate(out, 1):
             if card in seen:
-                raise DuplicateCardError(
-                    f"card {str(card)!r} is played twice, at positions {seen[card]} and {i}"
-                )
+                raise DuplicateCardError(_("card %(card)s is played twice, at positions %(first)s and "
+                                           "%(second)s", card=repr(str(card)), first=digits(seen[card]),
+                                           second=digits(i)))
             seen[card] = i
     return out
 
@@ -207,26 +218,25 @@ class _Table:
 
     def __init__(self, hands: Mapping[str, CardsLike]) -> None:
         if not MIN_PLAYERS <= len(hands) <= MAX_PLAYERS:
-            raise IllegalPlayError(
-                f"the play is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(hands)} hands"
-            )
-        self.seats: tuple[str, ...] = tuple(
-            _check_label(p, f"bad hand for {p!r}") for p in hands
-        )
+            # One English form for any count ("got 1 hands"), as before; translations word it so
+            # the count needs no plural ("hands given: 1").
+            raise IllegalPlayError(_("the play is for %(least)s to %(most)s players, got %(count)s hands",
+                                     least=digits(MIN_PLAYERS), most=digits(MAX_PLAYERS),
+                                     count=digits(len(hands))))
+        self.seats: tuple[str, ...] = tuple(_check_label(p) for p in hands)
         self.hands: dict[str, frozenset[Card]] = {}
         owner: dict[Card, str] = {}
         for player, cards in hands.items():
             held = parse_cards(cards)
             if len(held) > PLAY_HAND_SIZE:
-                raise CardError(
-                    f"{player}'s hand has {len(held)} cards; a player holds at most "
-                    f"{PLAY_HAND_SIZE} for the play"
-                )
+                raise CardError(_("%(player)s's hand has %(count)s cards; a player holds at most %(most)s "
+                                  "for the play", player=player, count=digits(len(held)),
+                                  most=digits(PLAY_HAND_SIZE)))
             for card in held:
                 if card in owner:
-                    raise DuplicateCardError(
-                        f"duplicate card {str(card)!r}: it is in both {owner[card]}'s and {player}'s hands"
-                    )
+                    raise DuplicateCardError(_("duplicate card %(card)s: it is in both %(first)s's and "
+                                               "%(second)s's hands", card=repr(str(card)),
+                                               first=owner[card], second=player))
                 owner[card] = player
             self.hands[player] = frozenset(held)
         self.owner = owner
@@ -247,23 +257,26 @@ class _Table:
 
     def play(self, index: int, player: str, card: Card, count: int, last: str | None) -> None:
         """Check and record play ``index`` made on ``count``, after ``last`` played (None: the lead)."""
-        where = f"play {index + 1} ({player}:{card})"
+        where = {"number": digits(index + 1), "player": player, "card": str(card)}
         if player not in self.left:
-            raise IllegalPlayError(
-                f"{where}: {player} has no hand at this table (players: {', '.join(self.seats)})"
-            )
+            raise IllegalPlayError(_("play %(number)s (%(player)s:%(card)s): %(player)s has no hand at this "
+                                     "table (players: %(players)s)", players=", ".join(self.seats), **where))
         if card in self.played_at:
-            raise IllegalPlayError(f"{where}: {card} was already played at play {self.played_at[card] + 1}")
+            raise IllegalPlayError(_("play %(number)s (%(player)s:%(card)s): %(card)s was already played at "
+                                     "play %(earlier)s", earlier=digits(self.played_at[card] + 1), **where))
         if card not in self.hands[player]:
             holder = self.owner.get(card)
-            raise IllegalPlayError(
-                f"{where}: {player} does not hold {card}" + (f" ({holder} does)" if holder else "")
-            )
+            if holder:
+                raise IllegalPlayError(_("play %(number)s (%(player)s:%(card)s): %(player)s does not hold "
+                                         "%(card)s (%(holder)s does)", holder=holder, **where))
+            raise IllegalPlayError(_("play %(number)s (%(player)s:%(card)s): %(player)s does not hold "
+                                     "%(card)s", **where))
         if last is None:
             # The lead goes to the dealer's left, the first seat; only an empty hand passes it on.
             due = self._next_able(self.seats[-1], 0)
             if player != due:
-                raise IllegalPlayError(f"{where}: {due} leads the play, not {player}")
+                raise IllegalPlayError(_("play %(number)s (%(player)s:%(card)s): %(due)s leads the play, "
+                                         "not %(player)s", due=due, **where))
         else:
             able = self._next_able(last, count)
             if able is None:
@@ -271,24 +284,34 @@ class _Table:
                 # who played last leads the new count.
                 due = self._next_able(last, 0)
                 if player != due:
-                    raise IllegalPlayError(
-                        f"{where}: after {last} played to {count}, {due} leads the new count, not {player}"
-                    )
+                    raise IllegalPlayError(_("play %(number)s (%(player)s:%(card)s): after %(last)s played "
+                                             "to %(count)s, %(due)s leads the new count, not %(player)s",
+                                             last=last, count=digits(count), due=due, **where))
             elif count + card.value > THIRTY_ONE:
-                fits = " or ".join(str(c) for c in self._fits(able, count))
-                raise IllegalPlayError(f"{where}: {able} said go while able to play {fits} (count {count})")
+                fits = self._fits(able, count)
+                cards = str(fits[0])
+                for other in fits[1:]:
+                    cards = _("%(earlier)s or %(next)s", earlier=cards, next=str(other))
+                raise IllegalPlayError(_("play %(number)s (%(player)s:%(card)s): %(able)s said go while able "
+                                         "to play %(cards)s (count %(count)s)",
+                                         able=able, cards=cards, count=digits(count), **where))
             elif player != able:
-                raise IllegalPlayError(f"{where}: it is {able}'s turn (count {count}), not {player}'s")
+                raise IllegalPlayError(_("play %(number)s (%(player)s:%(card)s): it is %(able)s's turn "
+                                         "(count %(count)s), not %(player)s's",
+                                         able=able, count=digits(count), **where))
         self.left[player].discard(card)
         self.played_at[card] = index
 
     def check_finished(self, plays: int) -> None:
         """A complete play leaves no card in hand: while any is held, someone can play."""
-        held = [f"{p} still holds {' '.join(str(c) for c in sorted(self.left[p]))}"
-                for p in self.seats if self.left[p]]
+        held = "; ".join(_("%(player)s still holds %(cards)s", player=p,
+                            cards=" ".join(str(c) for c in sorted(self.left[p])))
+                         for p in self.seats if self.left[p])
+        if held and plays:
+            raise IllegalPlayError(_("the play is not finished after play %(number)s: %(held)s",
+                                     number=digits(plays), held=held))
         if held:
-            after = f" after play {plays}" if plays else ""
-            raise IllegalPlayError(f"the play is not finished{after}: {'; '.join(held)}")
+            raise IllegalPlayError(_("the play is not finished: %(held)s", held=held))
 
 
 def _card_events(index: int, player: str, since: list[Card], count: int) -> list[PegEvent]:

@@ -42,6 +42,7 @@ from datetime import datetime
 from itertools import combinations
 from typing import Any
 
+from scorer.i18n import _
 from scorer.match import Match
 from scorer.match.records import Entry
 
@@ -188,7 +189,8 @@ class MatchSummary:
     def from_json(cls, data: Mapping[str, Any]) -> MatchSummary:
         """A summary read back; ``ValueError`` for one of another ``SUMMARY_VERSION``."""
         if data.get("version") != SUMMARY_VERSION:
-            raise ValueError(f"summary version {data.get('version')!r} is not {SUMMARY_VERSION}")
+            raise ValueError(_("summary version %(found)s is not %(expected)s",
+                               found=repr(data.get("version")), expected=SUMMARY_VERSION))
         return cls(
             {n: PlayerTally.from_json(t) for n, t in data["players"].items()},
             tuple(

@@ -57,6 +57,7 @@ from enum import Enum
 from itertools import pairwise
 
 from scorer.errors import MatchError
+from scorer.i18n import N_, _, digits, ngettext
 
 __all__ = [
     "SkunkKind", "Line", "GameRules", "GameResult", "Margin", "ThreePlayerSkunk", "judge", "judge_each",
@@ -121,16 +122,16 @@ class SkunkKind(Enum):
 
     @property
     def label(self) -> str:
-        """Words for screens: ``"plain win"``, ``"double skunk"``, ``"lurch"``."""
-        return _LABELS[self]
+        """Words for screens, in the current language: ``"plain win"``, ``"double skunk"``, ``"lurch"``."""
+        return _(_LABELS[self])
 
 
 _LABELS = {
-    SkunkKind.PLAIN: "plain win",
-    SkunkKind.SKUNK: "skunk",
-    SkunkKind.DOUBLE: "double skunk",
-    SkunkKind.TRIPLE: "triple skunk",
-    SkunkKind.LURCH: "lurch",
+    SkunkKind.PLAIN: N_("plain win"),
+    SkunkKind.SKUNK: N_("skunk"),
+    SkunkKind.DOUBLE: N_("double skunk"),
+    SkunkKind.TRIPLE: N_("triple skunk"),
+    SkunkKind.LURCH: N_("lurch"),
 }
 
 # The lines the skunk kinds must keep between them: each listed kind sits strictly below the
@@ -177,28 +178,28 @@ class GameRules:
     def from_json(cls, target: int, data: Mapping[str, object]) -> GameRules:
         """Custom rules from ``{"plain": 1, "lines": [{"kind": "skunk", "at_most": 90, "points": 2}]}``."""
         if not isinstance(data, Mapping):
-            raise MatchError(f"custom rules must be an object with plain and lines, not {data!r}")
+            raise MatchError(_("custom rules must be an object with plain and lines, not %(value)s",
+                               value=repr(data)))
         unknown = set(data) - {"plain", "lines"}
         if unknown:
-            raise MatchError(f"custom rules: unknown key {sorted(unknown)[0]!r} (use plain and lines)")
-        plain = as_whole(data.get("plain"), "custom rules: plain (game points for a plain win)")
+            raise MatchError(_("custom rules: unknown key %(key)s (use plain and lines)",
+                               key=repr(sorted(unknown)[0])))
+        plain = as_whole(data.get("plain"), _("custom rules: plain (game points for a plain win)"))
         raw = data.get("lines", [])
         if not isinstance(raw, list):
-            raise MatchError(f"custom rules: lines must be a list, not {raw!r}")
+            raise MatchError(_("custom rules: lines must be a list, not %(value)s", value=repr(raw)))
         lines: list[Line] = []
         for i, item in enumerate(raw, 1):
             if not isinstance(item, Mapping) or set(item) != {"kind", "at_most", "points"}:
-                raise MatchError(
-                    f"custom rules: line {i} must have exactly kind, at_most and points: {item!r}"
-                )
+                raise MatchError(_("custom rules: line %(line)s must have exactly kind, at_most and points: "
+                                   "%(value)s", line=digits(i), value=repr(item)))
             kind_text = item["kind"]
             kinds = [k.value for k in SkunkKind if k is not SkunkKind.PLAIN]
             if kind_text not in kinds:
-                raise MatchError(
-                    f"custom rules: line {i} kind must be one of {', '.join(kinds)}, not {kind_text!r}"
-                )
-            at_most = as_whole(item["at_most"], f"custom rules: line {i} at_most")
-            points = as_whole(item["points"], f"custom rules: line {i} points")
+                raise MatchError(_("custom rules: line %(line)s kind must be one of %(kinds)s, not %(value)s",
+                                   line=digits(i), kinds=", ".join(kinds), value=repr(kind_text)))
+            at_most = as_whole(item["at_most"], _("custom rules: line %(line)s at_most", line=digits(i)))
+            points = as_whole(item["points"], _("custom rules: line %(line)s points", line=digits(i)))
             lines.append(Line(SkunkKind(kind_text), at_most, points))
         return cls.custom(target, plain, lines)
 
@@ -215,9 +216,10 @@ class GameRules:
         >>> preset("home", 61).describe()
         'home: plain win 1, skunk (45 or less) 2, double skunk (30 or less) 4'
         """
-        parts = [f"plain win {self.plain}"]
-        parts += [f"{ln.kind.label} ({ln.at_most} or less) {ln.points}" for ln in self.lines]
-        return f"{self.name}: " + ", ".join(parts)
+        parts = [_("plain win %(points)s", points=digits(self.plain))]
+        parts += [_("%(kind)s (%(at_most)s or less) %(points)s", kind=ln.kind.label,
+                    at_most=digits(ln.at_most), points=digits(ln.points)) for ln in self.lines]
+        return _("%(preset)s: %(lines)s", preset=self.name, lines=", ".join(parts))
 
     def lines_text(self) -> list[str]:
         """One line of words per margin, the plain win first.
@@ -226,11 +228,13 @@ class GameRules:
         'skunk (loser on 45 or less): 2 game points'
         """
         def worth(points: int) -> str:
-            return f"{points} game point" + ("" if points == 1 else "s")
+            return ngettext("%(num)s game point", "%(num)s game points", points)
 
         above = self.lines[0].at_most + 1 if self.lines else 0
-        out = [f"plain win (loser on {above} or more): {worth(self.plain)}"]
-        out += [f"{ln.kind.label} (loser on {ln.at_most} or less): {worth(ln.points)}" for ln in self.lines]
+        out = [_("plain win (loser on %(score)s or more): %(worth)s",
+                 score=digits(above), worth=worth(self.plain))]
+        out += [_("%(kind)s (loser on %(score)s or less): %(worth)s",
+                  kind=ln.kind.label, score=digits(ln.at_most), worth=worth(ln.points)) for ln in self.lines]
         return out
 
 
@@ -249,57 +253,54 @@ def as_whole(value: object, what: str, low: int | None = None, high: int | None 
     scorer.errors.MatchError: hand points must be 0 to 29, not 30
     """
     if not isinstance(value, int) or isinstance(value, bool):
-        raise MatchError(f"{what} must be a whole number, not {value!r}")
+        raise MatchError(_("%(what)s must be a whole number, not %(value)s", what=what, value=repr(value)))
     if low is not None and high is not None and not low <= value <= high:
-        raise MatchError(f"{what} must be {low} to {high}, not {value}")
+        raise MatchError(_("%(what)s must be %(low)s to %(high)s, not %(value)s", what=what, low=digits(low),
+                           high=digits(high), value=digits(value)))
     return value
 
 
 def _check_rules(rules: GameRules) -> None:
     """Raise ``MatchError`` for rules no table could mean."""
     if rules.target not in TARGETS:
-        raise MatchError(f"target must be 121 or 61 points, not {rules.target!r}")
+        raise MatchError(_("target must be 121 or 61 points, not %(value)s", value=repr(rules.target)))
     if not 0 <= rules.plain <= MAX_GAME_POINTS:
-        raise MatchError(f"a plain win must be worth 0 to {MAX_GAME_POINTS} game points, not {rules.plain!r}")
+        raise MatchError(_("a plain win must be worth 0 to %(most)s game points, not %(value)s",
+                           most=digits(MAX_GAME_POINTS), value=repr(rules.plain)))
     seen: set[SkunkKind] = set()
     for ln in rules.lines:
         if ln.kind is SkunkKind.PLAIN:
-            raise MatchError("a plain win has no line: set its value as plain")
+            raise MatchError(_("a plain win has no line: set its value as plain"))
         if ln.kind in seen:
-            raise MatchError(f"the {ln.kind.label} line is given twice")
+            raise MatchError(_("the %(kind)s line is given twice", kind=ln.kind.label))
         seen.add(ln.kind)
         if not 0 <= ln.at_most < rules.target:
-            raise MatchError(
-                f"the {ln.kind.label} line must be a loser's score from 0 to {rules.target - 1}, "
-                f"not {ln.at_most!r}"
-            )
+            raise MatchError(_("the %(kind)s line must be a loser's score from 0 to %(most)s, not %(value)s",
+                               kind=ln.kind.label, most=digits(rules.target - 1), value=repr(ln.at_most)))
         if not 0 <= ln.points <= MAX_GAME_POINTS:
-            raise MatchError(
-                f"a {ln.kind.label} must be worth 0 to {MAX_GAME_POINTS} game points, not {ln.points!r}"
-            )
+            raise MatchError(_("a %(kind)s must be worth 0 to %(most)s game points, not %(value)s",
+                               kind=ln.kind.label, most=digits(MAX_GAME_POINTS), value=repr(ln.points)))
     ordered = list(rules.lines)
     if ordered != sorted(ordered, key=lambda ln: -ln.at_most):
-        raise MatchError("lines must be listed from the highest score to the lowest")
+        raise MatchError(_("lines must be listed from the highest score to the lowest"))
     for upper, lower in pairwise(ordered):
         if upper.at_most == lower.at_most:
-            raise MatchError(
-                f"the {upper.kind.label} and {lower.kind.label} lines are both at {upper.at_most}"
-            )
+            raise MatchError(_("the %(upper)s and %(lower)s lines are both at %(score)s",
+                               upper=upper.kind.label, lower=lower.kind.label, score=digits(upper.at_most)))
     at = {ln.kind: ln.at_most for ln in ordered}
     present = [k for k in _SKUNK_ORDER if k in at]
     for milder, harsher in pairwise(present):
         if at[harsher] >= at[milder]:
-            raise MatchError(
-                f"the {harsher.label} line ({at[harsher]}) must be below "
-                f"the {milder.label} line ({at[milder]})"
-            )
+            raise MatchError(_("the %(harsher)s line (%(harsher_at)s) must be below the %(milder)s line "
+                               "(%(milder_at)s)", harsher=harsher.label, harsher_at=digits(at[harsher]),
+                               milder=milder.label, milder_at=digits(at[milder])))
     worth = rules.plain
     for ln in ordered:
         if ln.points < worth:
-            raise MatchError(
-                f"a {ln.kind.label} (loser {ln.at_most} or less) must be worth at least the milder margin "
-                f"above it ({worth} game points), not {ln.points}"
-            )
+            raise MatchError(_("a %(kind)s (loser %(at_most)s or less) must be worth at least the milder "
+                               "margin above it (%(worth)s game points), not %(points)s",
+                               kind=ln.kind.label, at_most=digits(ln.at_most), worth=digits(worth),
+                               points=digits(ln.points)))
         worth = ln.points
 
 
@@ -310,7 +311,7 @@ def preset(name: str, target: int = 121) -> GameRules:
     [('skunk', 90, 3), ('double', 60, 3)]
     """
     if target not in TARGETS:
-        raise MatchError(f"target must be 121 or 61 points, not {target!r}")
+        raise MatchError(_("target must be 121 or 61 points, not %(value)s", value=repr(target)))
     three_quarters, half = _below(target, 3, 4), _below(target, 1, 2)
     if name == "home":
         lines = (Line(SkunkKind.SKUNK, three_quarters, 2), Line(SkunkKind.DOUBLE, half, 4))
@@ -329,14 +330,15 @@ def preset(name: str, target: int = 121) -> GameRules:
         return GameRules(name, target, 1, triple)
     if name == SIXTY_ONE_THIRTY:
         if target != _SIXTY_ONE:
-            raise MatchError(
-                f"the {SIXTY_ONE_THIRTY} preset is for 61-point games (a skunk at 30 or less, no double); "
-                f"for {target} choose {', '.join(presets_for(target))} or custom"
-            )
+            raise MatchError(_("the %(preset)s preset is for 61-point games (a skunk at 30 or less, no "
+                               "double); for %(target)s choose %(presets)s or custom",
+                               preset=SIXTY_ONE_THIRTY, target=digits(target),
+                               presets=", ".join(presets_for(target))))
         return GameRules(name, target, 1, (Line(SkunkKind.SKUNK, half, 2),))
     if name == CUSTOM:
-        raise MatchError("custom rules need their values: a plain win's worth and the lines")
-    raise MatchError(f"unknown preset {name!r}: choose {', '.join(NAMED_PRESETS)} or custom")
+        raise MatchError(_("custom rules need their values: a plain win's worth and the lines"))
+    raise MatchError(_("unknown preset %(name)s: choose %(presets)s or custom", name=repr(name),
+                       presets=", ".join(NAMED_PRESETS)))
 
 
 _SIXTY_ONE = 61
@@ -351,7 +353,7 @@ def presets_for(target: int) -> tuple[str, ...]:
     ('home', 'acc', 'lurch', 'triple')
     """
     if target not in TARGETS:
-        raise MatchError(f"target must be 121 or 61 points, not {target!r}")
+        raise MatchError(_("target must be 121 or 61 points, not %(value)s", value=repr(target)))
     if target == _SIXTY_ONE:
         return ("home", SIXTY_ONE_THIRTY, "acc", "lurch", TRIPLE)
     return (*PRESETS, TRIPLE)
@@ -375,7 +377,7 @@ def triple_line(target: int) -> int:
     (30, 15)
     """
     if target not in TARGETS:
-        raise MatchError(f"target must be 121 or 61 points, not {target!r}")
+        raise MatchError(_("target must be 121 or 61 points, not %(value)s", value=repr(target)))
     return _below(target, 1, 4)
 
 
@@ -465,7 +467,8 @@ def judge(winner: int, loser_score: int, rules: GameRules) -> GameResult:
     smallest margin.
     """
     if not 0 <= as_whole(loser_score, "the loser's score") < rules.target:
-        raise MatchError(f"the loser's score must be 0 to {rules.target - 1}, not {loser_score!r}")
+        raise MatchError(_("the loser's score must be 0 to %(most)s, not %(value)s",
+                           most=digits(rules.target - 1), value=repr(loser_score)))
     kind, points = SkunkKind.PLAIN, rules.plain
     for ln in rules.lines:
         if loser_score <= ln.at_most:
@@ -485,7 +488,7 @@ def judge_each(winner: int, losers: Mapping[int, int], rules: GameRules) -> Game
     (5, SkunkKind.DOUBLE, 80, [SkunkKind.SKUNK, SkunkKind.DOUBLE])
     """
     if not losers:
-        raise MatchError("a win needs at least one loser")
+        raise MatchError(_("a win needs at least one loser"))
     judged = {side: judge(winner, score, rules) for side, score in sorted(losers.items())}
     extra = sum(r.game_points - rules.plain for r in judged.values())
     worst = min(judged.values(), key=lambda r: r.loser_score)
