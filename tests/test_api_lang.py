@@ -10,7 +10,21 @@ repository's catalogues (``make setup`` compiles them).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from flask.testing import FlaskClient
+
+from scorer import i18n
+
+
+@pytest.fixture(autouse=True)
+def _english_after_each_request() -> Iterator[None]:
+    # web/i18n.py activates the request's language in the test's own context and leaves it there;
+    # the engine's tests after these must start from English again.
+    yield
+    i18n.activate(i18n.DEFAULT_LANGUAGE)
+
 
 TWENTY_NINE = {"hand": "5H 5C 5S JD", "starter": "5D"}
 

@@ -61,5 +61,8 @@ def test_an_unknown_language_is_a_usage_error(capsys: pytest.CaptureFixture[str]
 
 
 def test_the_language_does_not_outlive_the_command(capsys: pytest.CaptureFixture[str]) -> None:
-    run(capsys, "--lang", "hi", "show", "5H", "5C", "5S", "JD", "5D")
-    assert i18n.current() == "en"
+    with i18n.using("en"):
+        run(capsys, "--lang", "hi", "show", "5H", "5C", "5S", "JD", "5D")
+        assert i18n.current() == "en"
+        _status, out, _err = run(capsys, "show", "3H", "3C", "4S", "5D", "KC")
+    assert out.splitlines()[-1] == "fifteen two, fifteen four and a double run of three is twelve"

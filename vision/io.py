@@ -41,6 +41,9 @@ import pillow_heif
 from numpy.typing import NDArray
 from PIL import Image, UnidentifiedImageError
 
+from scorer import i18n
+from scorer.i18n import _
+
 pillow_heif.register_heif_opener()
 
 MAX_PIXELS = 40_000_000
@@ -82,7 +85,8 @@ DECODE_WORKERS = 2
 hostile files at once cost at most this many workers' memory."""
 
 TOO_COMPLEX = "this photo is too large or too complex to read"
-"""The refusal when a photo worker is stopped by its limits."""
+"""The refusal when a photo worker is stopped by its limits (each message that gives it is one
+sentence of its own for translation, starting with these words in English)."""
 
 Reader = Callable[[Any], Any]
 """What `decode_and_read` runs on the decoded BGR pixels in the worker: it must be picklable (a
@@ -133,21 +137,23 @@ def _read_file(path: str) -> bytes:
     try:
         size = os.path.getsize(path)
         if size > MAX_FILE_BYTES:
-            raise ImageError(f"file too large for a photo: {path!r} is {size} bytes")
+            raise ImageError(_("file too large for a photo: %(file)s is %(size)s bytes",
+                               file=repr(path), size=size))
         with open(path, "rb") as handle:
             return handle.read()
     except FileNotFoundError:
-        raise ImageError(f"no such file: {path!r}") from None
+        raise ImageError(_("no such file: %(file)s", file=repr(path))) from None
     except IsADirectoryError:
-        raise ImageError(f"not a file: {path!r} is a folder") from None
+        raise ImageError(_("not a file: %(file)s is a folder", file=repr(path))) from None
     except OSError as error:
-        raise ImageError(f"cannot read {path!r}: {error.strerror or error}") from None
+        raise ImageError(_("cannot read %(file)s: %(reason)s", file=repr(path),
+                           reason=error.strerror or error)) from None
 
 
 def decode_bytes(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str = "upload") -> LoadedImage:
     """Decode image bytes (JPEG, PNG, WebP, HEIC) with EXIF orientation applied, in this process."""
     if not data:
-        raise ImageError(f"empty file: {where!r} has no bytes")
+        raise ImageError(_("empty file: %(file)s has no bytes", file=repr(where)))
     try:
         with warnings.catch_warnings():
             # Our own, stricter size limit is checked just below; Pillow's warning would only repeat
@@ -155,19 +161,22 @@ def decode_bytes(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str 
             warnings.simplefilter("ignore")
             image = Image.open(io.BytesIO(data))
     except Image.DecompressionBombError:
-        raise ImageError(f"image too large: {where!r} declares more than {MAX_PIXELS / 1e6:.0f} MP") from None
+        raise ImageError(_("image too large: %(file)s declares more than %(megapixels)s MP",
+                           file=repr(where), megapixels=f"{MAX_PIXELS / 1e6:.0f}")) from None
     except UnidentifiedImageError:
-        raise ImageError(f"not an image: {where!r} is not JPEG, PNG, WebP or HEIC") from None
+        raise ImageError(_("not an image: %(file)s is not JPEG, PNG, WebP or HEIC",
+                           file=repr(where))) from None
     except MemoryError:
-        raise ImageError(f"{TOO_COMPLEX}: {where!r}") from None
+        raise ImageError(_("this photo is too large or too complex to read: %(file)s",
+                           file=repr(where))) from None
     except Exception as error:  # a decoder library tripping over a hostile header: bad input, not a crash
-        raise ImageError(f"unreadable image {where!r}: {_one_line(error)}") from None
+        raise ImageError(_("unreadable image %(file)s: %(reason)s", file=repr(where),
+                           reason=_one_line(error))) from None
     with image:
         kind = ACCEPTED_FORMATS.get(image.format or "")
         if kind is None:
-            raise ImageError(
-                f"unsupported image format {image.format} in {where!r}: use JPEG, PNG, WebP or HEIC"
-            )
+            raise ImageError(_("unsupported image format %(format)s in %(file)s: use JPEG, PNG, WebP or HEIC",
+                               format=image.format, file=repr(where)))
         width, height = image.size
         check_pixel_count(width, height, where)
         if kind == "JPEG":
@@ -183,9 +192,11 @@ def decode_bytes(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str 
                 turn = _EXIF_TURNS.get(_orientation(image))
                 rgb = _to_rgb(_reduced(image, long_side))
         except MemoryError:
-            raise ImageError(f"{TOO_COMPLEX}: {where!r} needs more memory than it may have") from None
+            raise ImageError(_("this photo is too large or too complex to read: %(file)s needs more memory "
+                               "than it may have", file=repr(where))) from None
         except Exception as error:  # OSError, ValueError, SyntaxError, struct.error...: a damaged file
-            raise ImageError(f"truncated or corrupt {kind} image {where!r}: {_one_line(error)}") from None
+            raise ImageError(_("truncated or corrupt %(format)s image %(file)s: %(reason)s", format=kind,
+                               file=repr(where), reason=_one_line(error))) from None
     if turn is not None:
         rgb = np.asarray(Image.fromarray(rgb).transpose(turn), dtype=np.uint8)
     original_size = (height, width) if turn in _SWAPS else (width, height)
@@ -206,8 +217,9 @@ def check_jpeg_scans(data: bytes, where: str) -> None:
     """Refuse a JPEG with more than `MAX_JPEG_SCANS` scans (start-of-scan markers), before decoding."""
     scans = count_jpeg_scans(data)
     if scans > MAX_JPEG_SCANS:
-        raise ImageError(f"{TOO_COMPLEX}: the JPEG {where!r} has {scans} scans (a camera's has about "
-                         f"10, the most read is {MAX_JPEG_SCANS})")
+        raise ImageError(_("this photo is too large or too complex to read: the JPEG %(file)s has %(scans)s "
+                           "scans (a camera's has about 10, the most read is %(most)s)",
+                           file=repr(where), scans=scans, most=MAX_JPEG_SCANS))
 
 
 _MARKER = re.compile(rb"\xff+([\x01-\xfe])")
@@ -258,13 +270,13 @@ def _reduced(image: Image.Image, long_side: int) -> Image.Image:
 def check_pixel_count(width: int, height: int, where: str) -> None:
     """Refuse an image larger than `MAX_PIXELS` (read from its header, before decoding)."""
     if width <= 0 or height <= 0:
-        raise ImageError(f"image {where!r} declares no pixels ({width}x{height})")
+        raise ImageError(_("image %(file)s declares no pixels (%(width)sx%(height)s)",
+                           file=repr(where), width=width, height=height))
     if width * height > MAX_PIXELS:
         megapixels = width * height / 1e6
-        raise ImageError(
-            f"image too large: {where!r} is {width}x{height} ({megapixels:.0f} MP), the limit is "
-            f"{MAX_PIXELS / 1e6:.0f} MP"
-        )
+        raise ImageError(_("image too large: %(file)s is %(width)sx%(height)s (%(megapixels)s MP), the limit "
+                           "is %(limit)s MP", file=repr(where), width=width, height=height,
+                           megapixels=f"{megapixels:.0f}", limit=f"{MAX_PIXELS / 1e6:.0f}"))
 
 
 def _to_rgb(image: Image.Image) -> NDArray[np.uint8]:
@@ -417,10 +429,12 @@ def _proc_status() -> dict[str, int]:
 
 
 def _work_in_worker(answer: Connection, data: bytes, long_side: int, where: str, memory_bytes: int,
-                    cpu_seconds: int, reader: ReaderSpec | None) -> None:
+                    cpu_seconds: int, reader: ReaderSpec | None, lang: str = i18n.DEFAULT_LANGUAGE) -> None:
     """A worker's whole life: load the reader (trusted code, before the limits), limit itself,
     decode, read, and send back the result or the refusal, and the cost (peak resident memory
-    above its start, CPU seconds)."""
+    above its start, CPU seconds). Its refusals are in ``lang``, the caller's language (a worker
+    process does not inherit the caller's context)."""
+    i18n.activate(lang)
     try:
         read = None if reader is None else resolve_reader(reader)
     except Exception as error:  # a misconfigured server, not a bad photo: the caller raises it
@@ -436,16 +450,21 @@ def _work_in_worker(answer: Connection, data: bytes, long_side: int, where: str,
     except ImageError as error:
         result = ("refused", str(error))
     except MemoryError:
-        result = ("refused", f"{TOO_COMPLEX}: {where!r} needs more than {memory_bytes // 2**20} MiB")
+        result = ("refused", _too_much_memory(where, memory_bytes))
     except Exception as error:
         if limit and _proc_status().get("VmPeak", 0) >= limit - LIMIT_MARGIN_BYTES:
-            result = ("refused", f"{TOO_COMPLEX}: {where!r} needs more than {memory_bytes // 2**20} MiB")
+            result = ("refused", _too_much_memory(where, memory_bytes))
         else:  # a bug in the reader: the server's error, not the photo's
             result = ("failed", f"the photo reader failed: {type(error).__name__}: {_one_line(error)}")
     used = resource.getrusage(resource.RUSAGE_SELF)
     cost = DecodeCost(max(0, used.ru_maxrss * 1024 - start), used.ru_utime + used.ru_stime)
     answer.send((*result, cost))
     answer.close()
+
+
+def _too_much_memory(where: str, memory_bytes: int) -> str:
+    return _("this photo is too large or too complex to read: %(file)s needs more than %(mib)s MiB",
+             file=repr(where), mib=memory_bytes // 2**20)
 
 
 @dataclass(frozen=True)
@@ -492,14 +511,14 @@ def decode_and_read(data: bytes, reader: ReaderSpec, long_side: int = WORKING_LO
 def _in_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: str, memory_bytes: int,
                cpu_seconds: int) -> Any:
     if not data:
-        raise ImageError(f"empty file: {where!r} has no bytes")
+        raise ImageError(_("empty file: %(file)s has no bytes", file=repr(where)))
     last_cost.value = None
     with _slots:
         context = _worker_context(_module_of(reader))
         reader_end, writer = context.Pipe(duplex=False)
         worker = context.Process(  # type: ignore[attr-defined]
             target=_work_in_worker,
-            args=(writer, data, long_side, where, memory_bytes, cpu_seconds, reader),
+            args=(writer, data, long_side, where, memory_bytes, cpu_seconds, reader, i18n.current()),
             name="muggins-photo", daemon=True)
         try:
             worker.start()
@@ -516,8 +535,12 @@ def _in_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: st
                 worker.join()
                 worker.close()
     if answer is None:
-        raise ImageError(f"{TOO_COMPLEX}: {where!r} needs more than {memory_bytes // 2**20} MiB or "
-                         f"{cpu_seconds} s of CPU to {'decode' if reader is None else 'read'}")
+        params = {"file": repr(where), "mib": memory_bytes // 2**20, "cpu": cpu_seconds}
+        if reader is None:
+            raise ImageError(_("this photo is too large or too complex to read: %(file)s needs more than "
+                               "%(mib)s MiB or %(cpu)s s of CPU to decode", **params))
+        raise ImageError(_("this photo is too large or too complex to read: %(file)s needs more than "
+                           "%(mib)s MiB or %(cpu)s s of CPU to read", **params))
     kind, payload, cost = answer
     last_cost.value = cost
     if kind == "failed":
