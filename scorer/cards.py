@@ -347,7 +347,9 @@ def parse_cards(cards: CardsLike, count: int | None = None, what: str = CARDS) -
     """
     if isinstance(cards, str):
         # "5 पान" and "J काला पान" are one card each: join a rank to the local suit name after it.
-        text = _SPACED.sub(lambda m: m[1] + "".join(m[2].split()), unicodedata.normalize("NFC", cards))
+        text = cards
+        if not text.isascii():  # local names are all non-ASCII: Latin-only text skips the search
+            text = _SPACED.sub(lambda m: m[1] + "".join(m[2].split()), unicodedata.normalize("NFC", text))
         tokens: list[Card | str] = [t for t in _SPLIT.split(text.strip()) if t]
     else:
         tokens = list(cards)
