@@ -97,3 +97,12 @@ def test_a_refusal_follows_the_language(client: FlaskClient) -> None:
     assert resp.status_code == 400
     error = resp.get_json()["error"]
     assert "'5H'" in error and not error.isascii()
+
+
+def test_match_answers_say_their_language(client: FlaskClient) -> None:
+    tajik = {"Accept-Language": "tg"}
+    created = client.post("/api/matches", json={"players": ["Ann", "Bob"]}, headers=tajik)
+    assert created.status_code == 201
+    assert created.get_json()["lang"] == "tg"
+    state = client.get(f"/api/matches/{created.get_json()['id']}").get_json()
+    assert state["lang"] == "en"

@@ -1,6 +1,9 @@
 """The JSON API: the same answers as ``python -m scorer ... --json``, and the match endpoints.
 
-Bodies are JSON objects sent as ``application/json`` (415 otherwise). Bad input is status 400
+Bodies are JSON objects sent as ``application/json`` (415 otherwise). Answers that carry words a
+player reads (the spoken count, rulings, a match's history) say which language they are in with
+``"lang"`` (the request's: Accept-Language, the ``lang`` cookie, or ``"lang"`` in the body); keys,
+kinds and card codes stay English. Bad input is status 400
 with ``{"error": "<one line>"}``, the engine's own message (the CLI prints the same line); 413 for
 a body over ``web.limits.JSON_BODY_MAX_BYTES``, 403 for a write through a viewer link, 404 for an
 unknown match and 409 for a stale append, which also carries the fresh state. The blueprint is
@@ -19,6 +22,7 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify, make_response, request, url_for
 from werkzeug.wrappers import Response
 
+from scorer import i18n
 from scorer.discard import advise
 from scorer.i18n import _, digits
 from scorer.match import Match, new_settings_json
@@ -157,6 +161,7 @@ def create_match() -> Response:
             "api": public_url(url_for("api.get_match", token=record.id)),
         },
         "match": _match_json(Match(settings), 0),
+        "lang": i18n.current(),
     })
     resp.status_code = 201
     resp.headers["Location"] = url_for("api.get_match", token=record.id)
@@ -178,7 +183,7 @@ def get_match(token: str) -> Response:
     else:
         match, seq = current(access)
         if after_text is None:
-            resp = jsonify({**_match_json(match, seq), "can_write": access.can_write})
+            resp = jsonify({**_match_json(match, seq), "can_write": access.can_write, "lang": i18n.current()})
             etag = f"seq-{seq}"  # the seq served, should an append have landed since the lookup
         else:
             after = whole_number(after_text)
@@ -186,7 +191,8 @@ def get_match(token: str) -> Response:
                 raise ApiError(_("bad 'after': %(value)s; give the last seq you hold, 0 to %(seq)s",
                                  value=repr(after_text), seq=seq))
             events = [{"seq": n, "event": e} for n, e in enumerate(match.events[after:], after + 1)]
-            resp = jsonify({**_state_json(match, seq), "events": events, "can_write": access.can_write})
+            resp = jsonify({**_state_json(match, seq), "events": events, "can_write": access.can_write,
+                            "lang": i18n.current()})
             etag = f"seq-{seq}-after-{after_text}"
     resp.set_etag(etag)
     resp.headers["Cache-Control"] = "no-cache"
@@ -210,12 +216,13 @@ def append_event(token: str) -> Response:
         resp = jsonify(error=_("stale: the match is at seq %(last)s, not %(after)s; check the fresh "
                                "state and send the event again if it still applies",
                                last=stale.last_seq, after=after),
-                       seq=seq, match=_state_json(match, seq))
+                       seq=seq, match=_state_json(match, seq), lang=i18n.current())
         resp.status_code = 409
         return resp
     except KeyReused as reused:
         return json_error(422, str(reused))
-    resp = jsonify(seq=result.seq, duplicate=result.duplicate, match=_state_json(match, seq))
+    resp = jsonify(seq=result.seq, duplicate=result.duplicate, match=_state_json(match, seq),
+                   lang=i18n.current())
     resp.status_code = 200 if result.duplicate else 201
     return resp
 
