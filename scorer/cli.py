@@ -5,7 +5,9 @@
     python -m scorer stats [--crib] [--json]
     python -m scorer discard 5H 5C 5S JD 2C 9D [--dealer] [--players 2|3|4] [--json]
 
-``--json`` prints the same JSON as the web API. Bad input, whether a bad card, an illegal play
+``--json`` prints the same JSON as the web API. ``--lang hi`` (or ``mr``, ``tg``; before or after
+the subcommand) speaks the count, rulings, labels and refusals in that language; card codes and
+JSON keys stay as they are. Bad input, whether a bad card, an illegal play
 or a wrong option, prints one line on stderr and exits with status 2. When the reader of the
 output goes away (``| head -1``), the command stops quietly with status 141 (128 + SIGPIPE), as
 a shell tool killed by the broken pipe would.
