@@ -128,11 +128,12 @@ glossary's "typed suits" table (translations/GLOSSARY.md), no single letters."""
 AMBIGUOUS_SUITS: dict[str, tuple[str, ...]] = {
     "प": ("पान", "काला पान"), "ब": ("बदाम", "बेगम", "बादशाह"), "ई": ("ईंट", "इक्का"),
     "इ": ("इस्पिक", "इक्का"), "च": ("चिड़ी", "चौकट"), "क": ("किलवर", "काला पान"), "के": ("किलवर", "K"),
-    "ह": ("हुकुम", "H"), "ч": ("черва", "чиллик"), "б": ("бубна", "B"), "х": ("хишт", "X"),
-    "т": ("трефа", "туз"), "к": ("крестӣ", "K"), "п": ("пика", "P"),
+    "ह": ("हुकुम", "H"), "ч": ("черва", "чиллик"), "б": ("бубна",), "х": ("хишт",),
+    "т": ("трефа", "туз"), "к": ("крестӣ", "K"), "п": ("пика",),
 }
 """Single letters the glossary says not to accept as a suit, with the names each could stand
-for: a card typed with one is refused, naming them (``5च``: चिड़ी clubs in Hindi, चौकट diamonds
+for (a suit in one language and another suit or a rank in another, or a Latin letter it looks or
+sounds like): a card typed with one is refused, naming them (``5च``: चिड़ी clubs in Hindi, चौकट diamonds
 in Marathi)."""
 
 LOCAL_RANKS: dict[str, Rank] = {
