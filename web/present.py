@@ -1,4 +1,8 @@
-"""Words for the screen: names of score items and pegging awards as players say them."""
+"""Words for the screen: names of score items and pegging awards as players say them.
+
+Every label is a whole message per case ("run of four", "pair royal"), never a word glued to a
+number word, so each language says it in its own order; they are translated when shown, in the
+request's language (``scorer.i18n`` reads the same catalogues as the pages)."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from collections.abc import Sequence
 from flask import Flask
 
 from scorer.cards import Card
+from scorer.i18n import N_, _, digits, ngettext
 from scorer.match import Entry
 from scorer.pegging import PegEvent
 from scorer.rules import SEAT_LETTERS
@@ -19,46 +24,61 @@ _CARD_CODE = re.compile(r"\b([2-9TJQKA])([SHDC])\b")
 """A card in the notation (``TS``), as the engine's history lines write it."""
 
 _KIND_LABELS = {
-    ScoreKind.FIFTEEN: "fifteen",
-    ScoreKind.PAIR: "pair",
-    ScoreKind.RUN: "run",
-    ScoreKind.FLUSH: "flush",
-    ScoreKind.NOBS: "his nobs",
-    ScoreKind.HEELS: "his heels",
-    ScoreKind.GO: "go",
-    ScoreKind.THIRTY_ONE: "thirty-one",
-    ScoreKind.LAST: "last card",
+    ScoreKind.FIFTEEN: N_("fifteen"),
+    ScoreKind.PAIR: N_("pair"),
+    ScoreKind.RUN: N_("run"),
+    ScoreKind.FLUSH: N_("flush"),
+    ScoreKind.NOBS: N_("his nobs"),
+    ScoreKind.HEELS: N_("his heels"),
+    ScoreKind.GO: N_("go"),
+    ScoreKind.THIRTY_ONE: N_("thirty-one"),
+    ScoreKind.LAST: N_("last card"),
 }
 
-_PAIR_NAMES = {2: "pair", 6: "pair royal", 12: "double pair royal"}
+_PAIR_NAMES = {2: N_("pair"), 6: N_("pair royal"), 12: N_("double pair royal")}
+
+_RUN_NAMES = {
+    3: N_("run of three"),
+    4: N_("run of four"),
+    5: N_("run of five"),
+    6: N_("run of six"),
+    7: N_("run of seven"),
+}
+"""Every run length there is: a show's runs have 3 to 5 cards, the play's 3 to 7 (A to 7 is 28;
+an eighth card would pass 31)."""
+
+_FLUSH_NAMES = {4: N_("flush of four"), 5: N_("flush of five")}
+"""A flush is four cards of the hand, or all five with the starter."""
 
 
 def kind_label(kind: ScoreKind | str) -> str:
     """A score kind as players name it (``"his nobs"``, ``"last card"``)."""
-    return _KIND_LABELS[ScoreKind(kind)]
+    return _(_KIND_LABELS[ScoreKind(kind)])
 
 
 def item_label(item: ScoreItem) -> str:
     """One show item in words: ``"run of three"``, ``"flush of five"``, ``"fifteen"``."""
-    if item.kind in (ScoreKind.RUN, ScoreKind.FLUSH):
-        return f"{kind_label(item.kind)} of {number_word(len(item.cards))}"
+    if item.kind is ScoreKind.RUN:
+        return _(_RUN_NAMES[len(item.cards)])
+    if item.kind is ScoreKind.FLUSH:
+        return _(_FLUSH_NAMES[len(item.cards)])
     if item.kind is ScoreKind.PAIR and len(item.cards) > 2:
-        return _PAIR_NAMES.get(item.points, "pair")
+        return _(_PAIR_NAMES.get(item.points, N_("pair")))
     return kind_label(item.kind)
 
 
 def award_label(event: PegEvent) -> str:
     """A pegging award in words: ``"run of four"``, ``"pair royal"``, ``"go"``."""
     if event.kind is ScoreKind.RUN:
-        return f"run of {number_word(len(event.cards))}"
+        return _(_RUN_NAMES[len(event.cards)])
     if event.kind is ScoreKind.PAIR:
-        return _PAIR_NAMES.get(event.points, "pair")
+        return _(_PAIR_NAMES.get(event.points, N_("pair")))
     return kind_label(event.kind)
 
 
 def signed(points: int) -> str:
-    """Points with their sign, for awards (``+2``, ``−1``)."""
-    return f"+{points}" if points >= 0 else f"\u2212{-points}"
+    """Points with their sign, for awards (``+2``, ``−1``), in the language's digits."""
+    return f"+{digits(points)}" if points >= 0 else f"\u2212{digits(-points)}"
 
 
 def card_words(text: str) -> str:
@@ -95,17 +115,31 @@ def entry_words(entry: Entry, players: Sequence[str]) -> str:
     if plays is None:
         return card_words(entry.text)
     (first, card), *rest = plays
-    text = f"{first} played {card.label}" + "".join(f", {name} {c.label}" for name, c in rest)
+    text = _("%(name)s played %(card)s", name=first, card=card.label)
+    for name, c in rest:
+        text = _("%(plays)s, %(name)s %(card)s", plays=text, name=name, card=c.label)
     by_player: dict[str, list[PegEvent]] = {}
     for award in entry.pegging:
         by_player.setdefault(award.player, []).append(award)
-    parts = [f"{sum(a.points for a in awards)} ({', '.join(award_label(a) for a in awards)})"
-             for awards in by_player.values()]
     if not by_player:
         return text
+    scored = [(name, sum(a.points for a in awards), _listed([award_label(a) for a in awards]))
+              for name, awards in by_player.items()]
     if not rest and list(by_player) == [first]:
-        return f"{text} for {parts[0]}"
-    return text + "; " + ", ".join(f"{name} {part}" for name, part in zip(by_player, parts, strict=True))
+        _name, points, awards = scored[0]
+        return ngettext("%(plays)s for %(num)s (%(awards)s)", "%(plays)s for %(num)s (%(awards)s)",
+                        points, plays=text, awards=awards)
+    scores = _listed([ngettext("%(name)s %(num)s (%(awards)s)", "%(name)s %(num)s (%(awards)s)",
+                               points, name=name, awards=awards) for name, points, awards in scored])
+    return _("%(plays)s; %(scores)s", plays=text, scores=scores)
+
+
+def _listed(phrases: list[str]) -> str:
+    """Phrases one after another, comma-separated as the language writes a list."""
+    text = phrases[0]
+    for phrase in phrases[1:]:
+        text = _("%(earlier)s, %(next)s", earlier=text, next=phrase)
+    return text
 
 
 def init_app(app: Flask) -> None:
