@@ -4,25 +4,40 @@ from __future__ import annotations
 
 from flask import Flask, jsonify, render_template, request
 from flask.globals import request_ctx
+from flask_babel import gettext as _  # type: ignore[import-untyped]
 from flask_wtf.csrf import CSRFError  # type: ignore[import-untyped]
 from markupsafe import escape
 from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.wrappers import Response
 
+from scorer.i18n import N_
+
 __all__ = ["init_app", "json_error", "render_error", "wants_json"]
 
+# Marked here, translated when shown: the request's language is known only then.
 _MESSAGES = {
-    400: "That request could not be understood.",
-    403: "This link can only watch the match: ask the scorer for the scoring link.",
-    404: "There is nothing at this address. Check the link, or start again from the home page.",
-    405: "That page cannot be used that way.",
-    413: "That upload is too large.",
-    500: "Something went wrong on the server. Your last change may not have been saved: "
-         "reload the page to see what was stored.",
+    400: N_("That request could not be understood."),
+    403: N_("This link can only watch the match: ask the scorer for the scoring link."),
+    404: N_("There is nothing at this address. Check the link, or start again from the home page."),
+    405: N_("That page cannot be used that way."),
+    413: N_("That upload is too large."),
+    500: N_("Something went wrong on the server. Your last change may not have been saved: "
+            "reload the page to see what was stored."),
 }
 
-_TITLES = {400: "Bad request", 403: "Read-only link", 404: "Not found", 405: "Not allowed",
-           413: "Too large", 500: "Server error"}
+_TITLES = {400: N_("Bad request"), 403: N_("Read-only link"), 404: N_("Not found"), 405: N_("Not allowed"),
+           413: N_("Too large"), 500: N_("Server error")}
+
+_STATUS_NAMES = {
+    401: N_("Unauthorized"),
+    409: N_("Conflict"),
+    410: N_("Gone"),
+    415: N_("Unsupported Media Type"),
+    422: N_("Unprocessable Entity"),
+    429: N_("Too Many Requests"),
+    503: N_("Service Unavailable"),
+}
+"""werkzeug's names of the other statuses a player may meet (its words, ours to translate)."""
 
 
 def wants_json() -> bool:
@@ -48,28 +63,33 @@ def render_error(status: int, title: str, message: str) -> tuple[str, int]:
 
 
 def _page(status: int, message: str) -> tuple[str, int]:
-    return render_error(status, _TITLES.get(status, "Error"), message)
+    return render_error(status, _(_TITLES.get(status, N_("Error"))), message)
 
 
 def _http_error(err: HTTPException) -> Response | tuple[str, int]:
     status = err.code or 500
     # Our own aborts carry a specific description; werkzeug's stock texts are replaced by ours.
     own = bool(err.description) and err.description != type(err).description
-    message = str(err.description) if own else _MESSAGES.get(status, err.name)
+    if own:
+        message = str(err.description)
+    elif status in _MESSAGES:
+        message = _(_MESSAGES[status])
+    else:
+        message = _(_STATUS_NAMES[status]) if status in _STATUS_NAMES else err.name
     if wants_json():
         return json_error(status, message.splitlines()[0])
     return _page(status, message)
 
 
 def _csrf_error(err: CSRFError) -> tuple[str, int]:
-    return _page(400, "This form has expired (the page was open too long, or the server restarted). "
-                      "Go back, reload the page and try again.")
+    return _page(400, _("This form has expired (the page was open too long, or the server restarted). "
+                        "Go back, reload the page and try again."))
 
 
 def _server_error(err: InternalServerError) -> Response | tuple[str, int]:
     if wants_json():
-        return json_error(500, "internal error: the server could not finish this request")
-    return _page(500, _MESSAGES[500])
+        return json_error(500, _("internal error: the server could not finish this request"))
+    return _page(500, _(_MESSAGES[500]))
 
 
 def init_app(app: Flask) -> None:

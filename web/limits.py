@@ -25,16 +25,20 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from flask import Flask, abort, current_app, request
+from flask_babel import gettext as _  # type: ignore[import-untyped]
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
+from limits import parse_many
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response
 
+from scorer.i18n import N_, digits
 from web.errors import json_error, render_error, wants_json
+from web.i18n import language
 
 __all__ = [
     "FORM_BODY_MAX_BYTES", "JSON_BODY_MAX_BYTES", "PHOTO_BODY_MAX_BYTES", "PHOTO_ENDPOINTS", "init_app",
-    "limit_routes", "trusted_hosts",
+    "limit_routes", "rate_words", "trusted_hosts",
 ]
 
 JSON_BODY_MAX_BYTES = 64 * 1024
@@ -94,8 +98,9 @@ def _check_host() -> None:
         return
     host = _request_host()
     if host not in allowed:
-        abort(400, description=f"this server does not answer to the address {str(host)[:60]!r}: "
-                               "open it by the address it printed, or its PUBLIC_URL")
+        abort(400, description=_("this server does not answer to the address %(host)s: "
+                                 "open it by the address it printed, or its PUBLIC_URL",
+                                 host=repr(str(host)[:60])))
 
 
 def body_limit(endpoint: str | None) -> int:
@@ -121,27 +126,31 @@ def _limit_body() -> None:
 
 
 def _size(limit: int) -> str:
-    return f"{limit / 2**20:.0f} MB" if limit >= 2**20 else f"{limit / 2**10:.0f} kB"
+    if limit >= 2**20:
+        return str(_("%(num)s MB", num=digits(round(limit / 2**20), language())))
+    return str(_("%(num)s kB", num=digits(round(limit / 2**10), language())))
 
 
 def _too_large(err: RequestEntityTooLarge) -> Response | tuple[str, int]:
     size = _size(body_limit(request.endpoint))
     photo = request.endpoint in PHOTO_ENDPOINTS
     if wants_json():
-        what = "photo" if photo else "request body"
-        return json_error(413, f"{what} too large: the most the server takes is {size}")
+        if photo:
+            return json_error(413, _("photo too large: the most the server takes is %(size)s", size=size))
+        return json_error(413, _("request body too large: the most the server takes is %(size)s", size=size))
     if photo:
-        return render_error(413, "Photo too large",
-                            f"That photo is too large: the most the server takes is {size}. Take it again "
-                            "at the camera's normal size (not its 48 or 50 MP mode), or type the cards.")
-    return render_error(413, "Too large", "That upload is too large.")
+        return render_error(413, _("Photo too large"),
+                            _("That photo is too large: the most the server takes is %(size)s. Take it again "
+                              "at the camera's normal size (not its 48 or 50 MP mode), or type the cards.",
+                              size=size))
+    return render_error(413, _("Too large"), _("That upload is too large."))
 
 
 def _require_json() -> None:
     endpoint = request.endpoint or ""
     if (request.method in ("POST", "PUT", "PATCH") and endpoint.startswith("api.")
             and endpoint not in JSON_ENDPOINTS_EXEMPT and not request.is_json):
-        abort(415, description="the request body must be JSON, sent with Content-Type: application/json")
+        abort(415, description=_("the request body must be JSON, sent with Content-Type: application/json"))
 
 
 def _rate_limited(err: RateLimitExceeded) -> Response | tuple[str, int]:
@@ -149,7 +158,7 @@ def _rate_limited(err: RateLimitExceeded) -> Response | tuple[str, int]:
     if wants_json():
         resp = json_error(429, message)
     else:
-        page, status = render_error(429, "Too many requests", message)
+        page, status = render_error(429, _("Too many requests"), message)
         resp = current_app.make_response((page, status))
     resp.headers["Retry-After"] = "60"
     return resp
@@ -176,9 +185,32 @@ def _give_memory_back(resp: Response) -> Response:
     return resp
 
 
+_PER_UNIT = {
+    "second": N_("%(num)s per second"),
+    "minute": N_("%(num)s per minute"),
+    "hour": N_("%(num)s per hour"),
+    "day": N_("%(num)s per day"),
+    "month": N_("%(num)s per month"),
+    "year": N_("%(num)s per year"),
+}
+
+
+def rate_words(rate: str) -> str:
+    """A Flask-Limiter rate (``"20 per minute; 200 per day"``) in the request's language; one
+    the table has no words for (``"5 per 2 hours"``) is shown as configured."""
+    try:
+        items = parse_many(rate)
+    except ValueError:
+        return rate
+    if not items or any(i.multiples != 1 or i.GRANULARITY.name not in _PER_UNIT for i in items):
+        return rate
+    return "; ".join(_(_PER_UNIT[i.GRANULARITY.name], num=digits(i.amount, language())) for i in items)
+
+
 def _limit_views(app: Flask, limiter: Limiter, endpoints: Iterable[str], scope: str, rate: str,
-                 message: str) -> None:
-    # One count per scope: the page's form and the API share a client's allowance.
+                 message: Callable[[], str]) -> None:
+    # One count per scope: the page's form and the API share a client's allowance. The message is
+    # a function: it is written when a request is refused, in that request's language.
     shared = limiter.shared_limit(rate, scope=scope, error_message=message)
     for endpoint in endpoints:
         limited = shared(app.view_functions[endpoint])
@@ -208,10 +240,11 @@ def limit_routes(app: Flask) -> None:
     photos = app.config.get("MUGGINS_RATE_PHOTOS", PHOTO_LIMIT)
     groups = app.config.get("MUGGINS_RATE_GROUPS", GROUP_CREATION_LIMIT)
     _limit_views(app, limiter, MATCH_CREATION_ENDPOINTS, "new-match", matches,
-                 f"too many new matches from this device (the limit is {matches}): wait a minute, "
-                 "or keep scoring the match already open")
+                 lambda: _("too many new matches from this device (the limit is %(limit)s): wait a minute, "
+                           "or keep scoring the match already open", limit=rate_words(matches)))
     _limit_views(app, limiter, GROUP_CREATION_ENDPOINTS, "new-group", groups,
-                 f"too many new groups from this device (the limit is {groups}): wait a minute")
+                 lambda: _("too many new groups from this device (the limit is %(limit)s): wait a minute",
+                           limit=rate_words(groups)))
     _limit_views(app, limiter, PHOTO_ENDPOINTS, "photo", photos,
-                 f"too many photos from this device (the limit is {photos}): wait a minute, "
-                 "or type the cards")
+                 lambda: _("too many photos from this device (the limit is %(limit)s): wait a minute, "
+                           "or type the cards", limit=rate_words(photos)))
