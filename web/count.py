@@ -15,6 +15,7 @@ from werkzeug.wrappers import Response
 
 from scorer.cards import Card, parse_cards
 from scorer.errors import CardError
+from scorer.i18n import _, digits
 from scorer.rulings import rulings
 from scorer.show import Score, score_show
 from web.forms import CardsState, parse_claim, picker_action, sentence
@@ -135,11 +136,16 @@ def submit() -> Response:
     form = request.form
     crib = form.get("kind") == "crib"
     claim_text = form.get("claimed", "").strip()
-    state = picker_action(form, SHOW_CARDS, "Five cards are in: take one back first.")
+    state = picker_action(form, SHOW_CARDS, _("Five cards are in: take one back first."))
     errors = {"cards": state.error} if state.error else {}
     if not errors and form.get("op") == "count" and len(state.cards) != SHOW_CARDS:
-        errors["cards"] = (f"Pick 5 cards: 4 for the {'crib' if crib else 'hand'}, then the starter "
-                           f"({len(state.cards)} so far).")
+        so_far = digits(len(state.cards))
+        if crib:
+            errors["cards"] = _("Pick 5 cards: 4 for the crib, then the starter (%(so_far)s so far).",
+                                so_far=so_far)
+        else:
+            errors["cards"] = _("Pick 5 cards: 4 for the hand, then the starter (%(so_far)s so far).",
+                                so_far=so_far)
     view = build_view(state.cards, state.text, crib, claim_text, errors)
     if view.errors:
         return _page(view, 422)

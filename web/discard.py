@@ -18,6 +18,7 @@ from werkzeug.wrappers import Response
 from scorer.cards import Card, parse_cards
 from scorer.discard import HELD, THROWN, DiscardOption, advise, rank_of
 from scorer.errors import CardError
+from scorer.i18n import _, digits, ngettext
 from web.forms import CardsState, picker_action, sentence
 from web.http import is_htmx, render, url_with_query
 
@@ -95,7 +96,7 @@ def read_view(source: Mapping[str, str], cards: CardsState, guess_tokens: list[s
     players_text = source.get("players", "2")
     players = int(players_text) if players_text in ("2", "3", "4") else 0
     if not players:
-        errors["players"] = "Choose 2, 3 or 4 players."
+        errors["players"] = _("Choose 2, 3 or 4 players.")
         players = 2
     guess: list[Card] = []
     if guess_tokens and not errors:
@@ -106,12 +107,15 @@ def read_view(source: Mapping[str, str], cards: CardsState, guess_tokens: list[s
         else:
             strays = [c.name for c in guess if c not in cards.cards]
             if strays:
-                errors["guess"] = f"The {strays[0]} is not one of the cards dealt."
+                errors["guess"] = _("The %(card)s is not one of the cards dealt.", card=strays[0])
             elif len(guess) != THROWN[players]:
-                errors["guess"] = (f"Mark {THROWN[players]} card{'s' if THROWN[players] > 1 else ''} "
-                                   f"to throw, or none ({len(guess)} marked).")
+                errors["guess"] = ngettext("Mark %(num)s card to throw, or none (%(marked)s marked).",
+                                           "Mark %(num)s cards to throw, or none (%(marked)s marked).",
+                                           THROWN[players], marked=digits(len(guess)))
     if ranked and not errors and len(cards.cards) != HELD[players]:
-        errors["cards"] = f"Deal {HELD[players]} cards for {players} players ({len(cards.cards)} so far)."
+        errors["cards"] = _("Deal %(cards)s cards for %(players)s players (%(so_far)s so far).",
+                            cards=digits(HELD[players]), players=digits(players),
+                            so_far=digits(len(cards.cards)))
     return DiscardView(tuple(cards.cards), cards.text, players, source.get("dealer") == "1",
                        tuple(guess), ranked, errors)
 
@@ -141,7 +145,8 @@ def submit() -> Response:
     """Apply a tap, take-back, clear or "rank"; redirect, or re-render with the message."""
     form: MultiDict[str, str] = request.form
     limit = _limit(form)
-    state = picker_action(form, limit, f"All {limit} cards are dealt: take one back first.")
+    state = picker_action(form, limit,
+                          _("All %(cards)s cards are dealt: take one back first.", cards=digits(limit)))
     op = form.get("op")
     changes_cards = bool(form.get("tap")) or op in ("back", "clear")
     # New cards forget the guess (it was marked among the old ones) and the table; a change of

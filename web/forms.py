@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from scorer.cards import Card, parse_cards
 from scorer.errors import CardError
+from scorer.i18n import _, digits
 from scorer.rules import MAX_SHOW_POINTS
 
 __all__ = ["CardsState", "parse_claim", "parse_points", "picker_action", "sentence", "whole_number"]
@@ -45,7 +46,8 @@ class CardsState:
         except CardError as e:
             return cls([], text, sentence(str(e)))
         if len(cards) > limit:
-            return cls(cards, text, f"Too many cards: {limit} at most, {len(cards)} given.")
+            return cls(cards, text, _("Too many cards: %(most)s at most, %(given)s given.",
+                                      most=digits(limit), given=digits(len(cards))))
         return cls(cards, " ".join(map(str, cards)))
 
 
@@ -67,32 +69,41 @@ def picker_action(form: Mapping[str, str], limit: int, full_message: str,
         except CardError as e:
             return CardsState(cards, state.text, sentence(str(e)))
         if card in cards:
-            return CardsState(cards, state.text, f"The {card.name} is already chosen.")
+            return CardsState(cards, state.text, _("The %(card)s is already chosen.", card=card.name))
         if len(cards) >= limit:
             return CardsState(cards, state.text, full_message)
         cards = [*cards, card]
     return CardsState(cards, " ".join(map(str, cards)))
 
 
-def parse_points(text: str, most: int, what: str) -> tuple[int | None, str | None]:
-    """A whole number of points from 0 to ``most`` (empty means none), or a message saying why not."""
+def parse_points(text: str, most: int, not_whole: str, too_many: str) -> tuple[int | None, str | None]:
+    """A whole number of points from 0 to ``most`` (empty means none), or the caller's message
+    saying why not: ``not_whole`` or ``too_many``, whole sentences already in the player's language
+    (what is being entered changes the words around it, so the caller writes each sentence)."""
     text = text.strip()
     if not text:
         return None, None
     n = whole_number(text)
     if n is None:
-        return None, f"Enter {what} as a whole number, like 12."
+        return None, not_whole
     if n > most:
-        return None, f"{what[0].upper()}{what[1:]} cannot be more than {most}."
+        return None, too_many
     return n, None
 
 
 def parse_claim(text: str) -> tuple[int | None, str | None]:
     """The points a player claimed for a hand or crib (0 to 29), or a message."""
-    return parse_points(text, MAX_SHOW_POINTS, "the points claimed")
+    return parse_points(text, MAX_SHOW_POINTS,
+                        _("Enter the points claimed as a whole number, like %(example)s.",
+                          example=digits(12)),
+                        _("The points claimed cannot be more than %(most)s.", most=digits(MAX_SHOW_POINTS)))
+
+
+_FULL_STOPS = (".", "\u0964")
+"""Sentence ends: the full stop, and the danda (।) that Hindi writes."""
 
 
 def sentence(message: str) -> str:
     """An engine message as a sentence on the page (capitalised, full stop)."""
     message = message[:1].upper() + message[1:]
-    return message if message.endswith(".") else message + "."
+    return message if message.endswith(_FULL_STOPS) else message + "."

@@ -16,6 +16,7 @@ from werkzeug.wrappers import Response
 
 from scorer.cards import Card
 from scorer.errors import CardError
+from scorer.i18n import _, digits
 from scorer.pegging import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -129,7 +130,8 @@ def read_view(source: Mapping[str, str]) -> PegView:
     players_text = source.get("players", str(MIN_PLAYERS))
     players = whole_number(players_text) or 0
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        errors["players"] = f"Choose {MIN_PLAYERS}, 3 or {MAX_PLAYERS} players."
+        # The rules' table sizes, MIN_PLAYERS to MAX_PLAYERS, written out as the sentence says them.
+        errors["players"] = _("Choose 2, 3 or 4 players.")
         players = MIN_PLAYERS
     labels = SEAT_LETTERS[:players]
     text = source.get("plays", "")
@@ -153,12 +155,15 @@ def _seat_errors(plays: list[tuple[str, Card]], labels: str) -> dict[str, str]:
     held: dict[str, int] = {}
     for i, (player, card) in enumerate(plays, 1):
         if player not in labels:
-            return {"plays": f"Play {i} ({player}:{card}): there is no player {player} at a "
-                             f"{len(labels)}-player table ({', '.join(labels)})."}
+            return {"plays": _("Play %(index)s (%(play)s): there is no player %(seat)s at a "
+                               "%(players)s-player table (%(seats)s).", index=digits(i),
+                               play=f"{player}:{card}", seat=player, players=digits(len(labels)),
+                               seats=", ".join(labels))}
         held[player] = held.get(player, 0) + 1
         if held[player] > PLAY_HAND_SIZE:
-            return {"plays": f"Play {i} ({player}:{card}): {player} has already played "
-                             f"{PLAY_HAND_SIZE} cards, all a player holds for the play."}
+            return {"plays": _("Play %(index)s (%(play)s): %(seat)s has already played "
+                               "%(cards)s cards, all a player holds for the play.", index=digits(i),
+                               play=f"{player}:{card}", seat=player, cards=digits(PLAY_HAND_SIZE))}
     return {}
 
 
@@ -172,11 +177,11 @@ def apply_action(view: PegView, form: Mapping[str, str]) -> PegView:
         return PegView(view.players, (), view.labels[0])
     if op == "undo":
         if not plays:
-            return _error(view, "Nothing to undo yet.")
+            return _error(view, _("Nothing to undo yet."))
         return PegView(view.players, plays[:-1], plays[-1][0], False)
     if op == "finish":
         if not plays:
-            return _error(view, "Play a card first.")
+            return _error(view, _("Play a card first."))
         return PegView(view.players, plays, view.who, True)
     if op == "resume":
         return PegView(view.players, plays, view.who, False)
@@ -187,12 +192,13 @@ def apply_action(view: PegView, form: Mapping[str, str]) -> PegView:
     except CardError as e:
         return _error(view, sentence(str(e)))
     if card in view.played:
-        return _error(view, f"The {card.name} has already been played.")
+        return _error(view, _("The %(card)s has already been played.", card=card.name))
     if view.finished:
-        return _error(view, "The play is over: undo, or start a new play.")
+        return _error(view, _("The play is over: undo, or start a new play."))
     mine = sum(1 for p, _ in plays if p == view.who)
     if mine >= PLAY_HAND_SIZE:
-        return _error(view, f"{view.who} has played all {PLAY_HAND_SIZE} cards: choose whose card it is.")
+        return _error(view, _("%(seat)s has played all %(cards)s cards: choose whose card it is.",
+                              seat=view.who, cards=digits(PLAY_HAND_SIZE)))
     return PegView(view.players, (*plays, (view.who, card)), _next_seat(view.labels, view.who))
 
 
