@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from decimal import Decimal
 
+from babel.numbers import format_decimal
 from flask import Flask
 
 from scorer.cards import Card
-from scorer.i18n import N_, _, digits, ngettext
+from scorer.i18n import DEFAULT_LANGUAGE, N_, _, current, digits, ngettext
 from scorer.match import Entry
 from scorer.pegging import PegEvent
 from scorer.rules import SEAT_LETTERS
 from scorer.show import ScoreItem, ScoreKind, number_word
 
-__all__ = ["award_label", "entry_words", "init_app", "item_label", "kind_label", "signed"]
+__all__ = ["award_label", "decimal", "entry_words", "init_app", "item_label", "kind_label", "signed"]
 
 _CARD_CODE = re.compile(r"\b([2-9TJQKA])([SHDC])\b")
 """A card in the notation (``TS``), as the engine's history lines write it."""
@@ -79,6 +81,17 @@ def award_label(event: PegEvent) -> str:
 def signed(points: int) -> str:
     """Points with their sign, for awards (``+2``, ``−1``), in the language's digits."""
     return f"+{digits(points)}" if points >= 0 else f"\u2212{digits(-points)}"
+
+
+def decimal(value: float) -> str:
+    """A mean or net to two places (``1.50``), as the language writes decimals: its separator
+    (Tajik ``1,50``) and its digits (Marathi ``१.५०``). Rounded once, as English shows it."""
+    text = f"{value:.2f}"
+    lang = current()
+    if lang == DEFAULT_LANGUAGE:
+        return text
+    local = str(format_decimal(Decimal(text), format="0.00", locale=lang))
+    return local.translate(str.maketrans("0123456789", "".join(digits(d, lang) for d in range(10))))
 
 
 def card_words(text: str) -> str:
@@ -148,5 +161,6 @@ def init_app(app: Flask) -> None:
     app.add_template_filter(award_label)
     app.add_template_filter(kind_label)
     app.add_template_filter(signed)
+    app.add_template_filter(decimal)
     app.add_template_filter(number_word)
     app.add_template_filter(entry_words)

@@ -1,10 +1,27 @@
 // Muggins enhancements. Every page works without this file; it adds the theme switch, sharing,
 // the screen wake lock during a match, and a notice when the server cannot be reached.
+// Its words come from the page, in the page's language: the theme button's data-label-* and the
+// data-* of the #ui-words element that base.html renders; this file holds none a player reads.
 (function () {
   "use strict";
 
   var THEMES = ["auto", "light", "dark"];
-  var THEME_NAMES = { auto: "automatic", light: "light", dark: "dark" };
+
+  var words = null;
+  function word(key, fill) {
+    if (words === null) {
+      var block = document.getElementById("ui-words");
+      words = block ? block.dataset : {};
+    }
+    var text = words[key] || "";
+    Object.keys(fill || {}).forEach(function (name) { text = text.split("{" + name + "}").join(fill[name]); });
+    return text;
+  }
+  // A number in the page language's digits (Marathi writes ०१२...).
+  function localDigits(n) {
+    var table = word("digits");
+    return String(n).replace(/[0-9]/g, function (d) { return table.length === 10 ? table[d] : d; });
+  }
 
   function setupThemeToggle() {
     var button = document.getElementById("theme-toggle");
@@ -12,7 +29,7 @@
     var root = document.documentElement;
     function show(theme) {
       root.setAttribute("data-theme", theme);
-      button.setAttribute("aria-label", "Colour theme: " + THEME_NAMES[theme] + " (tap to change)");
+      button.setAttribute("aria-label", button.getAttribute("data-label-" + theme) || "");
     }
     show(root.getAttribute("data-theme") || "auto");
     button.hidden = false;
@@ -38,7 +55,7 @@
           .catch(function () { /* the player closed the share sheet */ });
       } else if (navigator.clipboard && window.isSecureContext) {
         event.preventDefault();
-        navigator.clipboard.writeText(url).then(function () { flag(link, "Link copied"); },
+        navigator.clipboard.writeText(url).then(function () { flag(link, word("copied")); },
           function () { window.location.href = url; });
       }
     });
@@ -106,13 +123,13 @@
     if (!box) { return; }
     function say(text) { box.textContent = text; box.hidden = !text; }
     document.body.addEventListener("htmx:sendError", function () {
-      say("Cannot reach the scorer's server. Check the Wi-Fi; nothing was lost.");
+      say(word("offline"));
     });
     document.body.addEventListener("htmx:responseError", function (event) {
       var status = event.detail.xhr.status;
-      if (status === 403) { say("This link can only watch the match."); }
-      else if (status === 404) { say("This page is no longer there. Reload to start again."); }
-      else { say("The server had a problem (" + status + "). Reload the page to see what was saved."); }
+      if (status === 403) { say(word("watchOnly")); }
+      else if (status === 404) { say(word("gone")); }
+      else { say(word("failed", { status: localDigits(status) })); }
     });
     document.body.addEventListener("htmx:afterRequest", function (event) {
       if (event.detail.successful) { say(""); }
