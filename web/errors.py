@@ -28,6 +28,9 @@ _MESSAGES = {
 _TITLES = {400: N_("Bad request"), 403: N_("Read-only link"), 404: N_("Not found"), 405: N_("Not allowed"),
            413: N_("Too large"), 500: N_("Server error")}
 
+_ERROR = N_("Error")
+"""The title of an error page for any other status."""
+
 _STATUS_NAMES = {
     401: N_("Unauthorized"),
     409: N_("Conflict"),
@@ -63,7 +66,7 @@ def render_error(status: int, title: str, message: str) -> tuple[str, int]:
 
 
 def _page(status: int, message: str) -> tuple[str, int]:
-    return render_error(status, _(_TITLES.get(status, N_("Error"))), message)
+    return render_error(status, _(_TITLES.get(status, _ERROR)), message)
 
 
 def _http_error(err: HTTPException) -> Response | tuple[str, int]:

@@ -154,16 +154,17 @@ def read_view(source: Mapping[str, str]) -> PegView:
 def _seat_errors(plays: list[tuple[str, Card]], labels: str) -> dict[str, str]:
     held: dict[str, int] = {}
     for i, (player, card) in enumerate(plays, 1):
+        play = f"{player}:{card}"  # the play in the notation, as typed
         if player not in labels:
             return {"plays": _("Play %(index)s (%(play)s): there is no player %(seat)s at a "
                                "%(players)s-player table (%(seats)s).", index=digits(i),
-                               play=f"{player}:{card}", seat=player, players=digits(len(labels)),
+                               play=play, seat=player, players=digits(len(labels)),
                                seats=", ".join(labels))}
         held[player] = held.get(player, 0) + 1
         if held[player] > PLAY_HAND_SIZE:
             return {"plays": _("Play %(index)s (%(play)s): %(seat)s has already played "
                                "%(cards)s cards, all a player holds for the play.", index=digits(i),
-                               play=f"{player}:{card}", seat=player, cards=digits(PLAY_HAND_SIZE))}
+                               play=play, seat=player, cards=digits(PLAY_HAND_SIZE))}
     return {}
 
 
