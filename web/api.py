@@ -33,6 +33,7 @@ from vision import ImageError, Recognition
 from vision.io import LoadedImage, ReaderSpec, decode_and_read
 from web.errors import json_error
 from web.forms import whole_number
+from web.i18n import use_language
 from web.matches import current, load, public_url, require_writer, resolve, store_event
 from web.storage import get_store
 
@@ -70,6 +71,7 @@ def body() -> dict[str, Any]:
     if _depth(data) > MAX_JSON_DEPTH:
         raise ApiError(_("the request body nests arrays and objects more than %(depth)s deep",
                          depth=digits(MAX_JSON_DEPTH)))
+    use_language(data.get("lang"))  # the body's "lang" outranks Accept-Language and the cookie
     return data
 
 

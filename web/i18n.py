@@ -96,6 +96,10 @@ def init_app(app: Flask) -> None:
     def _speak() -> None:
         i18n.activate(language())
 
+    @app.teardown_request
+    def _quiet(_exc: BaseException | None) -> None:
+        i18n.activate(i18n.DEFAULT_LANGUAGE)  # nothing after the request speaks its language
+
     @app.after_request
     def _vary(resp: Response) -> Response:
         resp.vary.add("Accept-Language")
