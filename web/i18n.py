@@ -15,15 +15,19 @@ and refusals follow the page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from flask import Blueprint, Flask, g, redirect, request
 from flask_babel import Babel, get_locale, refresh  # type: ignore[import-untyped]
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from werkzeug.wrappers import Response
 
 from scorer import i18n
 
-__all__ = ["COOKIE", "bp", "init_app", "language", "select_language", "use_language"]
+__all__ = ["COOKIE", "bp", "init_app", "language", "per_request", "select_language", "use_language"]
 
 COOKIE = "lang"
 """The switcher's cookie: the language a phone chose, kept a year."""
@@ -59,6 +63,22 @@ def use_language(tag: object) -> str:
         refresh()
         i18n.activate(g.muggins_language)
     return language()
+
+
+def per_request(func: Callable[..., str]) -> Callable[..., str]:
+    """``func`` as a template filter whose answer depends on the request's language.
+
+    Jinja folds a filter applied to a literal (``{{ 121|num }}``) into the compiled template,
+    which is then kept for every later request, in whatever language compiled it first; a filter
+    that takes the render context is never folded."""
+
+    @pass_context
+    def filtered(_context: Context, *args: Any, **kwargs: Any) -> str:
+        return func(*args, **kwargs)
+
+    filtered.__name__ = func.__name__
+    filtered.__doc__ = func.__doc__
+    return filtered
 
 
 def language() -> str:
@@ -107,7 +127,7 @@ def init_app(app: Flask) -> None:
         resp.headers.setdefault("Content-Language", language())
         return resp
 
-    app.jinja_env.filters["num"] = lambda n: i18n.digits(int(n))
+    app.jinja_env.filters["num"] = per_request(lambda n: i18n.digits(int(n)))
     app.jinja_env.globals["number_words"] = i18n.number_words
 
     @app.context_processor

@@ -19,6 +19,7 @@ from scorer.match import Entry
 from scorer.pegging import PegEvent
 from scorer.rules import SEAT_LETTERS
 from scorer.show import ScoreItem, ScoreKind, number_word
+from web.i18n import per_request
 
 __all__ = ["award_label", "decimal", "entry_words", "init_app", "item_label", "kind_label", "signed"]
 
@@ -157,10 +158,6 @@ def _listed(phrases: list[str]) -> str:
 
 def init_app(app: Flask) -> None:
     """Make the helpers available to every template as filters."""
-    app.add_template_filter(item_label)
-    app.add_template_filter(award_label)
-    app.add_template_filter(kind_label)
-    app.add_template_filter(signed)
-    app.add_template_filter(decimal)
-    app.add_template_filter(number_word)
-    app.add_template_filter(entry_words)
+    # Every one of them speaks the request's language: never folded into a compiled template.
+    for func in (item_label, award_label, kind_label, signed, decimal, number_word, entry_words):
+        app.add_template_filter(per_request(func), func.__name__)

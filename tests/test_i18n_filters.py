@@ -1,0 +1,25 @@
+"""Template filters speak each request's language, not the language that compiled the template.
+
+Jinja folds a filter applied to a literal (``{{ 121|num }}``) into the compiled template; the
+templates are compiled once per process, so a folded filter would show every later phone the
+digits of the first one. Marathi writes numbers in Devanagari digits (CLDR), the others in Latin.
+"""
+
+from __future__ import annotations
+
+from flask.testing import FlaskClient
+
+
+def test_a_literal_number_follows_each_phone_not_the_first(client: FlaskClient) -> None:
+    # /matches says "a game to 121" with the literal 121 through |num.
+    said = {"mr": "१२१ गुणांचा एक गेम", "tg": "як бозӣ то 121", "en": "a game to 121", "hi": "121 तक एक खेल"}
+    for lang in ("mr", "tg", "en", "mr", "hi"):
+        page = client.get("/matches", headers={"Accept-Language": lang}).get_data(as_text=True)
+        assert said[lang] in page, lang
+
+
+def test_awards_are_signed_in_the_phones_digits(client: FlaskClient) -> None:
+    # The 29 hand's items are each "+2" (or "+1" for his nobs): the same compiled template.
+    for lang, two in (("en", "+2"), ("mr", "+२"), ("tg", "+2"), ("mr", "+२")):
+        page = client.get("/?cards=5H-5C-5S-JD-5D", headers={"Accept-Language": lang}).get_data(as_text=True)
+        assert f'class="item-points">{two}<' in page, lang
