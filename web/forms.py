@@ -23,9 +23,10 @@ MAX_NUMBER_DIGITS = 9
 
 
 def whole_number(text: str) -> int | None:
-    """``text`` as a whole number (0 or more), or None: ASCII digits only, since ``"²".isdigit()``
-    is true but ``int("²")`` raises, and at most MAX_NUMBER_DIGITS of them."""
-    if text.isascii() and text.isdigit() and len(text) <= MAX_NUMBER_DIGITS:
+    """``text`` as a whole number (0 or more), or None: decimal digits of any script, so a Marathi
+    phone's ``१२`` is 12 (``"²"`` is a digit but not a decimal one, and ``int`` refuses it), and
+    at most MAX_NUMBER_DIGITS of them."""
+    if text.isdecimal() and len(text) <= MAX_NUMBER_DIGITS:
         return int(text)
     return None
 
@@ -106,4 +107,5 @@ _FULL_STOPS = (".", "\u0964")
 def sentence(message: str) -> str:
     """An engine message as a sentence on the page (capitalised, full stop)."""
     message = message[:1].upper() + message[1:]
-    return message if message.endswith(_FULL_STOPS) else message + "."
+    # TRANSLATORS: the full stop that ends a sentence (Hindi ends one with the danda, ।).
+    return message if message.endswith(_FULL_STOPS) else _("%(message)s.", message=message)
