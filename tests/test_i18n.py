@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import gettext
+import html
 import re
 import subprocess
 import sys
@@ -347,6 +348,18 @@ def play_a_match_to_the_end(client: FlaskClient, names: tuple[str, str], group: 
     return token, created["viewer_id"]
 
 
+def one_tap_start(client: FlaskClient, matches_page: str) -> str:
+    """Tap "I deal" in the quick-start box: post its form's fields as the page holds them (the
+    players' names among them), as the browser would. Returns the new match's address."""
+    box = matches_page[matches_page.index('class="box quick-start"'):]
+    form = box[:box.index("</form>")]
+    fields = {name: html.unescape(value)
+              for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form)}
+    resp = client.post("/matches", data={**fields, "first_dealer": "0"})
+    assert resp.status_code == 303, page_text(resp)
+    return resp.headers["Location"]
+
+
 @functools.cache
 def _show_photo() -> tuple[bytes, tuple[str, ...], list[list[tuple[float, float]]], int]:
     from vision.synth import render_show
@@ -405,6 +418,8 @@ def every_page(app: Flask, lang: str, monkeypatch: pytest.MonkeyPatch) -> Pages:
         "csrf_token": token, "form": "crib", "after": str(after_seq(screen)),
         "key": key.group(1) if key else "", "points": "19"}))
     pages.add("matches index", client.get("/matches"))
+    started = one_tap_start(client, pages.html["matches index"])
+    pages.add("match: one-tap start", client.get(started))
 
     group = api(client, "/api/groups", {"name": GROUP_NAMES[lang], "players": list(names),
                                         "rules": {"target": 61}})
