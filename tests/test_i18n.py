@@ -576,3 +576,64 @@ def test_marathi_scores_are_in_devanagari_digits_and_cards_stay_latin(client: Fl
     client.set_cookie("lang", "hi")
     hindi = client.get("/hand/5H-5C-5S-JD/5D")
     assert text_of(hindi, "count-total") == "29"  # Hindi's CLDR default is Latin digits
+
+
+# =============================================================================================
+# One match, every phone in its own language; nothing stored in any language
+# =============================================================================================
+
+
+def test_each_phone_reads_a_shared_match_in_its_own_language(web_app: Flask) -> None:
+    """The app caches replayed matches and polled boards per match and seq: a cache filled by one
+    language must never answer another (docs/DESIGN.md, "Languages")."""
+    english, marathi = web_app.test_client(), web_app.test_client()
+    marathi.environ_base["HTTP_ACCEPT_LANGUAGE"] = "mr"
+    token, viewer = play_a_hand_with_cards(english, NAMES["mr"])
+    first = english.get(f"/m/{viewer}")
+    prompt_en, scores_en = text_of(first, "prompt"), text_of(first, "score-0")
+    live_en = english.get(f"/m/{viewer}/live", query_string={"since": "0"}, headers={"HX-Request": "true"})
+    assert live_en.status_code == 200 and scores_en and scores_en.isascii()
+
+    for path in (f"/m/{viewer}", f"/m/{viewer}/live?since=0"):
+        seen = marathi.get(path, headers={"HX-Request": "true"} if "live" in path else {})
+        assert seen.status_code == 200
+        assert text_of(seen, "prompt") != prompt_en, f"{path}: the English prompt on a Marathi phone"
+        assert words_left(seen.get_data(as_text=True).split('id="prompt"')[1].split("</p>")[0]) == []
+        assert text_of(seen, "score-0") == "".join("०१२३४५६७८९"[int(d)] for d in scores_en), path
+    history = marathi.get(f"/m/{token}/history").get_data(as_text=True)
+    entry = re.search(r'id="e2">(.*?)</li>', history, flags=re.S)
+    assert entry and words_left(entry.group(1)) == [], entry
+
+    again = english.get(f"/m/{viewer}")  # and English is still English, unchanged
+    assert (text_of(again, "prompt"), text_of(again, "score-0")) == (prompt_en, scores_en)
+    live_again = english.get(f"/m/{viewer}/live", query_string={"since": "0"}, headers={"HX-Request": "true"})
+    assert live_again.get_data() == live_en.get_data()
+
+
+def test_a_match_scored_in_marathi_is_stored_as_in_english(web_app: Flask) -> None:
+    """Events, kinds and numbers are data: a Marathi phone's taps store exactly what an English
+    phone's would (the export is the stored log)."""
+    stored: list[tuple[dict[str, Any], list[tuple[int, dict[str, Any]]]]] = []
+    for lang in ("mr", "en"):
+        client = web_app.test_client()
+        client.environ_base["HTTP_ACCEPT_LANGUAGE"] = lang
+        token = csrf_token(client)
+        resp = client.post("/matches", data={
+            "csrf_token": token, "name1": NAMES["mr"][0], "name2": NAMES["mr"][1], "target": "121",
+            "preset": "home", "length_kind": "best_of", "length_count": "1", "first_dealer": "0",
+            "muggins": "off"})
+        assert resp.status_code == 303, page_text(resp)
+        match = resp.headers["Location"].rsplit("/", 1)[1]
+        for form, fields in (("starter", {"tap": "5D"}), ("peg", {"player": "1", "points": "2"}),
+                             ("peg", {"player": "0", "points_typed": "6", "op": "typed"})):
+            screen = client.get(f"/m/{match}")
+            key = re.search(rf'name="key" value="([\w-]+-{form})"', screen.get_data(as_text=True))
+            done = client.post(f"/m/{match}/events", data={
+                "csrf_token": token, "form": form, "after": str(after_seq(screen)),
+                "key": key.group(1) if key else "", **fields})
+            assert done.status_code == 303, page_text(done)
+        export = client.get(f"/api/matches/{match}/export").get_json()
+        (played,) = export["matches"]
+        stored.append((played["settings"], [(e["seq"], e["event"]) for e in played["events"]]))
+    assert stored[0] == stored[1]
+    assert [event["type"] for _, event in stored[0][1]] == ["starter", "peg", "peg"]
