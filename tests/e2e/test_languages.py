@@ -6,10 +6,10 @@ by tapping, at 360 px wide, the narrowest phone the app is laid out for. Nothing
 may be wider than its button or than the page: the translations are longer than the English.
 
 Known answers worked by hand from docs/RULES.md: 5-5-5-J with the fourth five of the jack's suit
-is 29; T K 9 (29) then an 8 gives the 9's player (A) the go. The spoken words are written here by
-hand from the team's glossary (translations/GLOSSARY.md of the glossary branch, "The spoken
-count" and "Terms"): 29 is उनतीस in Hindi, एकोणतीस in Marathi, бисту нӯҳ in Tajik; fifteen is
-पन्द्रह, पंधरा, понздаҳ; a go is गो, गो, рав. Marathi shows numbers in Devanagari digits.
+is 29; T K 9 (29) then an 8 gives the 9's player (A) the go. The spoken words are written here
+by hand from the team's glossary (translations/GLOSSARY.md, "The spoken count" and "Terms"): 29
+is उनतीस in Hindi, एकोणतीस in Marathi, бисту нӯҳ in Tajik; fifteen is पन्द्रह, पंधरा, понздаҳ; a
+go is गो, गो, рав. Marathi shows numbers in Devanagari digits.
 """
 
 from __future__ import annotations
