@@ -88,12 +88,18 @@ def placeholders(text: str) -> set[str]:
 
 
 def forms_for_one_only(po: Catalog) -> set[int]:
-    """Plural forms the catalogue's rule uses for the number 1 alone (those may say "one" in words)."""
+    """Plural forms the catalogue's rule uses for the number 1 alone: those may say "one" in words.
+    (Hindi's first form also serves 0, so it must keep the number.)"""
     rule = gettext.c2py(po.plural_expr)
     used: dict[int, set[int]] = {}
     for n in range(0, 1001):
         used.setdefault(rule(n), set()).add(n)
     return {form for form, numbers in used.items() if numbers == {1}}
+
+
+def msgid(msg: Message) -> str:
+    """A message's msgid, singular and plural joined (the .po reader gives a tuple, the .mo a list)."""
+    return msg.id if isinstance(msg.id, str) else " | ".join(msg.id)
 
 
 def strings(msg: Message) -> list[str]:
@@ -122,14 +128,21 @@ def catalogue_problems(wanted: Catalog, po: Catalog) -> list[str]:
         forms = strings(have)
         if msg.pluralizable and len(forms) != po.num_plurals:
             problems.append(f"{len(forms)} plural forms, not {po.num_plurals}: {singular!r}")
-        english = set().union(*(placeholders(text) for text in english_texts))
         for index, text in enumerate(forms):
             if not text:
                 problems.append(f"untranslated{f' (form {index})' if msg.pluralizable else ''}: {singular!r}")
                 continue
-            found, expected = placeholders(text), english
-            if msg.pluralizable and index in one_only:
-                found, expected = found - {"num"}, english - {"num"}  # the form for 1 alone may say "one"
+            # A plural's first form is said for 1 (as the English singular), the others as the
+            # English plural. ngettext always fills %(num)s, so a form may add it; only a form
+            # said for 1 alone may leave it out ("one card").
+            expected = placeholders(english_texts[min(index, len(english_texts) - 1)])
+            found = placeholders(text)
+            if msg.pluralizable:
+                may_drop = index in one_only
+                if "num" in expected and "num" not in found and not may_drop:
+                    problems.append(f"form {index} has no %(num)s but serves other numbers than 1: "
+                                    f"{singular!r} -> {text!r}")
+                found, expected = found - {"num"}, expected - {"num"}
             if found != expected:
                 problems.append(f"placeholders {sorted(found)} not {sorted(expected)}: "
                                 f"{singular!r} -> {text!r}")
@@ -173,11 +186,19 @@ def test_the_catalogue_check_catches_each_kind_of_problem() -> None:
     ]
     # Hindi gives form 0 to 0 and 1 both: there "one game" would be wrong for 0 games.
     po_hi = Catalog(locale="hi")
-    po_hi.add(("one game", "%(num)s games"), ("एक खेल", "%(num)s खेल"))
+    po_hi.add(("%(num)s game", "%(num)s games"), ("एक खेल", "%(num)s खेल"))
+    po_hi.add(("%(name)s's last card", "%(name)s's last %(num)s cards"),
+              ("%(name)s का आख़िरी पत्ता", "%(name)s के आख़िरी %(num)s पत्ते"))
+    po_hi.add(("%(name)s holds one card", "%(name)s holds %(num)s cards"), ("%(num)s पत्ता", "%(num)s पत्ते"))
     wanted_hi = Catalog(locale="hi")
-    wanted_hi.add(("one game", "%(num)s games"))
+    for message in po_hi:
+        if message.id:
+            wanted_hi.add(message.id)
     assert catalogue_problems(wanted_hi, po_hi) == [
-        "placeholders [] not ['num']: 'one game' -> 'एक खेल'"]
+        "form 0 has no %(num)s but serves other numbers than 1: '%(num)s game' -> 'एक खेल'",
+        "placeholders [] not ['name']: '%(name)s holds one card' -> '%(num)s पत्ता'",
+        "placeholders [] not ['name']: '%(name)s holds one card' -> '%(num)s पत्ते'",
+    ]
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
@@ -191,8 +212,8 @@ def test_the_compiled_catalogue_is_the_po_file(lang: str) -> None:
     with mo_file.open("rb") as f:
         mo = read_mo(f)
     po = load_po(lang)
-    translated = {str(m.id): strings(m) for m in po if m.id and not m.fuzzy and all(strings(m))}
-    compiled = {str(m.id): strings(m) for m in mo if m.id}
+    translated = {msgid(m): strings(m) for m in po if m.id and not m.fuzzy and all(strings(m))}
+    compiled = {msgid(m): strings(m) for m in mo if m.id}
     assert len(compiled) == len(translated), "the .mo holds another number of messages than the .po"
     differ = sorted(k for k in translated.keys() | compiled.keys() if translated.get(k) != compiled.get(k))
     assert not differ, f"{mo_file.relative_to(REPO)} differs from its .po: run make setup\n{differ}"
@@ -209,7 +230,10 @@ ALLOWED_WORDS = frozenset({
     "QR",  # "QR code" is the name of the thing in every language the app speaks
     "ACC",  # the American Cribbage Congress, whose tournament rules a preset follows: a name
     "CSV", "JSON",  # the names of the file formats the group page exports
+    "MB",  # the unit of a photo's size, written so in every language's UI
 })
+ALLOWED_TERMS = re.compile(r"Wi-Fi|%\(\w+\)s")
+"""Names written with a hyphen (Wi-Fi, a trademark), and placeholders a script fills in."""
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 URL = re.compile(r"\bhttps?://\S+|(?<!\w)/[\w./?=&%-]+")
 """Links shown as text (the viewer and scorer links): addresses, not words."""
@@ -222,7 +246,7 @@ VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "l
 
 def english_words(text: str) -> list[str]:
     """The Latin words of 2 letters or more in ``text`` that may not stay English."""
-    return [w for w in LATIN_WORD.findall(URL.sub(" ", text))
+    return [w for w in LATIN_WORD.findall(ALLOWED_TERMS.sub(" ", URL.sub(" ", text)))
             if w not in ALLOWED_WORDS and not CARD_CODE.fullmatch(w)]
 
 
@@ -283,7 +307,8 @@ def test_the_english_check_finds_english_and_only_english() -> None:
       <input type="submit" value="Save"><input placeholder="5h, td, as">
       <a href="/lang/en" hreflang="en" lang="en">English</a><span lang="en">left alone</span>
       <script>const words = "not shown";</script><p>फाइल <code>POST /api</code></p><p>KC 10D QR http://localhost/m/abc-def</p>
-      <li>एक<li>दोन <i title="Undo">↶</i></body></html>"""
+      <li>एक<li>दोन <i title="Undo">↶</i><p data-msg="%(size)s MB, Wi-Fi (%(status)s)" hidden></p>
+      </body></html>"""
     assert words_left(page) == ["Crib", "card", "back", "Save", "Undo"]
 
 
