@@ -59,6 +59,11 @@ _AWARD_NAMES = {
     ScoreKind.THIRTY_ONE: N_("thirty-one"), ScoreKind.LAST: N_("last card"),
 }
 """The play's other awards as players name them (the JSON's kinds stay English)."""
+_SHOW_NAMES = {
+    ScoreKind.FIFTEEN: N_("fifteen"), ScoreKind.PAIR: N_("pair"), ScoreKind.RUN: N_("run"),
+    ScoreKind.FLUSH: N_("flush"), ScoreKind.NOBS: N_("nobs"),
+}
+"""The show table's first column: each item's kind in the language's words."""
 _DISCARD_SUMMARY = {
     (2, True): N_("2 players, your crib: net = hand + crib"),
     (2, False): N_("2 players, your opponent's crib: net = hand - crib"),
@@ -163,7 +168,7 @@ def _show(args: argparse.Namespace) -> str:
     score = score_show(cards[:-1], cards[-1], crib=args.crib)
     width = max((len(" ".join(map(str, i.cards))) for i in score.items), default=0)
     lines = [
-        f"{item.kind.value:<10} {' '.join(map(str, item.cards)):<{width}}  {item.points:>2}"
+        f"{_(_SHOW_NAMES[item.kind]):<10} {' '.join(map(str, item.cards)):<{width}}  {digits(item.points):>2}"
         for item in score.items
     ]
     lines.append(_("total %(total)s", total=digits(score.total)))

@@ -2,7 +2,7 @@
 ``Accept-Language`` or the body's ``"lang"``; keys, item kinds and card codes stay English.
 
 The expected texts are written by hand: the words from translations/GLOSSARY.md ("The spoken
-count": पंद्रह दो, पंद्रह चार ...; चार एक जैसी for a double pair royal, नॉब्स; Marathi पंधरा,
+count": पन्द्रह दो, पन्द्रह चार ...; चार एक जैसी for a double pair royal, नॉब्स; Marathi पंधरा,
 डबल पेअर रॉयल, त्याचे नोब्स, आणि) and the number words from the lists named in
 tests/test_number_words.py (Hindi अट्ठाईस 28, उनतीस 29; Marathi अठ्ठावीस, एकोणतीस). They need the
 repository's catalogues (``make setup`` compiles them).
@@ -35,7 +35,7 @@ ENGLISH = (
     "fifteen sixteen, a double pair royal is twenty-eight and his nobs is twenty-nine"
 )
 HINDI = (
-    "पंद्रह दो, पंद्रह चार, पंद्रह छह, पंद्रह आठ, पंद्रह दस, पंद्रह बारह, पंद्रह चौदह, पंद्रह सोलह, "
+    "पन्द्रह दो, पन्द्रह चार, पन्द्रह छह, पन्द्रह आठ, पन्द्रह दस, पन्द्रह बारह, पन्द्रह चौदह, पन्द्रह सोलह, "
     "चार एक जैसी, अट्ठाईस और नॉब्स, उनतीस"
 )
 MARATHI = (

@@ -22,7 +22,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 def test_lang_before_or_after_the_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
     # 3-3-4-5 with a king: fifteens 5+K and 3+3+4+5, then a double run of three (8): twelve.
-    spoken = "पंद्रह दो, पंद्रह चार और तीन का दोहरा क्रम, बारह"
+    spoken = "पन्द्रह दो, पन्द्रह चार और तीन का दोहरा क्रम, बारह"
     for argv in (["--lang", "hi", "show", "3H", "3C", "4S", "5D", "KC"],
                  ["show", "3H", "3C", "4S", "5D", "KC", "--lang", "hi"]):
         status, out, _err = run(capsys, *argv)
