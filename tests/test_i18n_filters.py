@@ -7,6 +7,8 @@ digits of the first one. Marathi writes numbers in Devanagari digits (CLDR), the
 
 from __future__ import annotations
 
+import re
+
 from flask.testing import FlaskClient
 
 
@@ -23,3 +25,16 @@ def test_awards_are_signed_in_the_phones_digits(client: FlaskClient) -> None:
     for lang, two in (("en", "+2"), ("mr", "+२"), ("tg", "+2"), ("mr", "+२")):
         page = client.get("/?cards=5H-5C-5S-JD-5D", headers={"Accept-Language": lang}).get_data(as_text=True)
         assert f'class="item-points">{two}<' in page, lang
+
+
+def test_a_marathi_keyboards_digits_are_numbers(client: FlaskClient) -> None:
+    # A Marathi phone types १२ in the muggins check; it is 12, and the 29 hand's 12 is short.
+    for claimed, lang in (("१२", "mr"), ("12", "en")):
+        page = client.get(f"/?cards=5H-5C-5S-JD-5D&claimed={claimed}",
+                          headers={"Accept-Language": lang}).get_data(as_text=True)
+        missed = ("सांगितले १२, मोजणी २९ आहे: १७ सुटले" if lang == "mr"
+                  else "Claimed 12, the count is 29: 17 missed")
+        assert missed in " ".join(re.sub(r"<[^>]+>", " ", page).split()), lang
+    # Arabic-Indic digits are no digits our languages write: refused as before.
+    page = client.get("/?cards=5H-5C-5S-JD-5D&claimed=١٢").get_data(as_text=True)
+    assert "17" not in page and "Enter the points claimed as a whole number" in page

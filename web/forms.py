@@ -22,11 +22,15 @@ MAX_NUMBER_DIGITS = 9
 4,300 digits past which ``int()`` raises."""
 
 
+_DIGITS = frozenset("0123456789\u0966\u0967\u0968\u0969\u096a\u096b\u096c\u096d\u096e\u096f")
+"""Latin and Devanagari digits: what an English, Hindi, Marathi or Tajik phone's keyboard types."""
+
+
 def whole_number(text: str) -> int | None:
-    """``text`` as a whole number (0 or more), or None: decimal digits of any script, so a Marathi
-    phone's ``१२`` is 12 (``"²"`` is a digit but not a decimal one, and ``int`` refuses it), and
-    at most MAX_NUMBER_DIGITS of them."""
-    if text.isdecimal() and len(text) <= MAX_NUMBER_DIGITS:
+    """``text`` as a whole number (0 or more), or None: the digits our languages write (Latin, and
+    Devanagari, so a Marathi phone's ``१२`` is 12), at most MAX_NUMBER_DIGITS of them. Other
+    scripts' digits (``"١"``), superscripts and fractions are refused, though ``int`` reads some."""
+    if text and all(ch in _DIGITS for ch in text) and len(text) <= MAX_NUMBER_DIGITS:
         return int(text)
     return None
 
