@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import random
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -64,3 +65,23 @@ def test_workers_forked_after_the_network_ran_here_do_not_hang() -> None:
     expected = [float(conv.logits(_maps()[:n])[0].sum()) for n in (50, 60, 70)]
     for sums in runs:
         assert sums == pytest.approx(expected, rel=1e-5)
+
+
+def test_training_refuses_to_start_without_the_svg_decks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Procedural faces alone made a model that read every real spade as a club; the trainer says
+    # which packages are missing before generating anything.
+    from vision import decks
+    from vision.train import cli
+
+    gone = decks.SvgDeck("aisleriot-gone", str(tmp_path / "gone.svgz"), False, "test", "none")
+    monkeypatch.setattr(decks, "SVG_DECKS", (gone,))
+    monkeypatch.setattr(cli, "SVG_DECKS", (gone,))
+    monkeypatch.setenv("MUGGINS_VISION_CACHE", str(tmp_path / "cache"))
+    assert decks.missing_svg_decks() == ["aisleriot-gone"]
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["--out", str(tmp_path / "model.npz")])
+    assert stopped.value.code == 2
+    assert "gnome-cards-data" in capsys.readouterr().err
+    assert not (tmp_path / "model.npz").exists()

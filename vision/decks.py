@@ -235,6 +235,14 @@ def _fill_card_alpha(face: NDArray[np.uint8]) -> NDArray[np.uint8]:
     return out
 
 
+def missing_svg_decks(cache: Path | None = None) -> list[str]:
+    """Names of the decks in `SVG_DECKS` that cannot be rendered here (package or tool missing)."""
+    cache = cache or cache_dir()
+    return [deck.name for deck in SVG_DECKS
+            if not all((cache / "faces" / deck.name / f"{code}.png").exists() for code in CARD_CODES)
+            and (_deck_file(deck, cache) is None or shutil.which("rsvg-convert") is None)]
+
+
 def load_svg_decks(cache: Path | None = None) -> Iterator[tuple[str, dict[str, NDArray[np.uint8]]]]:
     """Yield (deck name, faces) for each SVG deck that is installed, rendering it on first use."""
     for deck in SVG_DECKS:

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vision.classify import MODEL_PATH, IndexModel
+from vision.decks import SVG_DECKS, missing_svg_decks
 from vision.train.calibration import CALIBRATION_PHOTOS, fit_detection_weights
 from vision.train.models import (
     CONV_EPOCHS,
@@ -56,6 +57,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    missing = missing_svg_decks()
+    if missing:
+        # Procedural faces alone teach a model that reads real spades as clubs (measured: every
+        # spade of the shared single-card photos), so a model is never built without the decks.
+        parser.error(
+            f"{len(missing)} of {len(SVG_DECKS)} SVG card decks are missing ({', '.join(missing[:4])}...): "
+            "install Debian's gnome-cards-data, kdegames-card-data-kf5 and librsvg2-bin, and npm"
+        )
     if args.conv_epochs:
         torch_module()  # fail now, not after the data is generated
     print(
