@@ -1,4 +1,4 @@
-"""Template filters speak each request's language, not the language that compiled the template.
+"""What a page says follows the phone that reads it: filters, typed digits, the one-tap "You".
 
 Jinja folds a filter applied to a literal (``{{ 121|num }}``) into the compiled template; the
 templates are compiled once per process, so a folded filter would show every later phone the
@@ -38,3 +38,23 @@ def test_a_marathi_keyboards_digits_are_numbers(client: FlaskClient) -> None:
     # Arabic-Indic digits are no digits our languages write: refused as before.
     page = client.get("/?cards=5H-5C-5S-JD-5D&claimed=١٢").get_data(as_text=True)
     assert "17" not in page and "Enter the points claimed as a whole number" in page
+
+
+def test_the_one_tap_you_is_second_person_in_every_language() -> None:
+    # A Hindi phone's one-tap match names its player आप ("You"): its lines say "your hand" as
+    # the English ones do, in whichever language a phone reads them.
+    from scorer.i18n import using
+    from scorer.match import Match, new_match_settings
+
+    with using("hi"):
+        m = Match(new_match_settings(["आप", "विरोधी"], first_dealer=0))
+    for event in ({"type": "peg", "player": 0, "points": 2}, {"type": "show", "player": 1, "points": 8},
+                  {"type": "show", "player": 0, "points": 12}):
+        m = m.apply(event)
+    said = {}
+    for lang in ("hi", "en", "tg"):
+        with using(lang):
+            said[lang] = [e.text for e in m.history]
+    assert said["hi"] == ["आपने 2 का पेग लगाया", "विरोधी का हाथ: 8", "आपका हाथ: 12"]
+    assert said["en"] == ["you peg 2", "विरोधी's hand: 8", "your hand: 12"]
+    assert said["tg"] == ["шумо 2 хол гирифтед", "дасти विरोधी: 8", "дасти шумо: 12"]

@@ -12,8 +12,9 @@ cards, points, immutable records) and word them in the current language.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 
-from scorer.i18n import N_, _, digits, ngettext
+from scorer.i18n import LANGUAGES, N_, _, digits, ngettext, using
 from scorer.match.records import Phase, Said
 from scorer.match.settings import LengthKind, Settings
 from scorer.match.state import CRIB, STARTER, EngineState, Owner
@@ -51,7 +52,18 @@ def is_you(name: str) -> bool:
     >>> [e.text for e in m.history]
     ['you peg 2', "Opponent's hand: 8", 'your hand: 12']
     """
-    return name == YOU
+    return name == YOU or name in _you_in_every_language()
+
+
+@cache
+def _you_in_every_language() -> frozenset[str]:
+    """ "You" as each language's one-tap match names its player (the phone that made the match
+    named it in its own language: आप, तुम्ही, Шумо)."""
+    names = set()
+    for lang in LANGUAGES:
+        with using(lang):
+            names.add(_("You"))
+    return frozenset(names)
 
 
 _PLAY_KINDS = {
