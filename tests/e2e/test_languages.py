@@ -167,6 +167,8 @@ def test_a_one_tap_match_and_a_hand_in_the_phones_language(
     # The hand of tests/e2e/test_table.py, the dealer (seat 0) is this phone's player: the other
     # pegs 2, this one 6; shows of 20 and 28 and a crib of 24: 58 to 22.
     page.tap("button[name=op][value=scores_only]")
+    # The answer replaces the panel: a tap on the old one while htmx swaps it would be lost.
+    expect(page.locator("button[name=op][value=scores_only]")).to_have_count(0)
     page.tap("#peg-card-1 button[name=points][value='2']")
     scores(0, 2)
     page.tap("#peg-card-0 button[name=points][value='6']")
