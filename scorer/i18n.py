@@ -23,7 +23,7 @@ import gettext as _gettext
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 __all__ = [
@@ -132,9 +132,14 @@ def digits(n: int, lang: str | None = None) -> str:
     >>> digits(121, "mr"), digits(121, "hi"), digits(-3, "en")
     ('१२१', '121', '-3')
     """
+    return _digits(n, language_or_default(lang or _active.get()))
+
+
+@lru_cache(maxsize=4096)
+def _digits(n: int, lang: str) -> str:
+    # Babel parses the locale on every call; a match's history asks for the same few scores.
     from babel.numbers import format_decimal
 
-    lang = language_or_default(lang or _active.get())
     return str(format_decimal(n, locale=lang)).translate(_digit_table(lang))
 
 
