@@ -3,19 +3,20 @@ records, export it and import an export; and the group part of ``POST /api/match
 
 Answers follow the API's rules (``web.api``): 400 with ``{"error": "<one line>"}`` for bad input,
 403 for a write through a viewer link, 404 for an unknown group, 409 for an import whose ids are
-already stored (nothing imported).
+already stored (nothing imported), except a match's export stored exactly as it is: a retried
+upload, answered 200 as the first was.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import abort, jsonify, make_response, request, url_for
+from flask import abort, current_app, jsonify, make_response, request, url_for
 from werkzeug.wrappers import Response
 
-from scorer.i18n import _
+from scorer.i18n import _, digits
 from scorer.match import Match
-from store import AlreadyStored, GroupNotFound, GroupRecord, MatchNotFound
+from store import AlreadyStored, GroupNotFound, GroupRecord, MatchExport, MatchNotFound, MatchRecord
 from web.api import ApiError, body, bp, field
 from web.errors import json_error
 from web.groups.core import (
@@ -26,11 +27,11 @@ from web.groups.core import (
     match_settings_for_group,
     records_json,
 )
-from web.groups.exchange import ImportRefused, export_document, export_text, read_export
+from web.groups.exchange import ImportRefused, export_document, export_text, read_export, same_match
 from web.matches import public_url
 from web.storage import get_store
 
-__all__ = ["create_group_match", "group_links"]
+__all__ = ["create_group_match", "group_links", "match_links"]
 
 
 def group_links(group: GroupRecord, can_write: bool = True) -> dict[str, str]:
@@ -135,21 +136,68 @@ def export_match(token: str) -> Response:
 
 @bp.post("/groups/import")
 def import_export() -> Response:
-    """An export (of a group or a match) stored as it was: 201 with its ids, or a one-line refusal."""
+    """An export (of a group or a match) stored as it was: 201 with its ids, or a one-line refusal.
+
+    A match's export whose match is already stored exactly as in the export (a phone retrying an
+    upload whose answer it lost) is 200 with the same answer and stores nothing; a different
+    export under ids already stored is 409, nothing stored. The answer to a match's export holds
+    the match's links, so a phone that uploaded it can send the table there.
+    """
+    if current_app.config.get("MUGGINS_OFFLINE"):
+        # On a phone the engine answers this path only when the server could not be reached:
+        # importing into the phone's own store would make the upload look done.
+        return json_error(503, _("uploading needs the connection to the table's server: nothing was "
+                                 "uploaded; connect and try again"))
     try:
         group, matches = read_export(request.get_data())
     except ImportRefused as e:
         return json_error(400, str(e))
-    get_store().import_records(group, matches)
     answer: dict[str, Any] = {
         "kind": "group" if group is not None else "match",
         "matches": [m.record.id for m in matches],
     }
     if group is not None:
         answer |= {"id": group.id, "viewer_id": group.viewer_id, "links": group_links(group)}
+    else:
+        answer["links"] = match_links(matches[0].record)
+    status = 201
+    try:
+        get_store().import_records(group, matches)
+    except AlreadyStored as taken:
+        if group is not None:
+            raise
+        status = _stored_already(matches[0], taken)
     resp = jsonify(answer)
-    resp.status_code = 201
+    resp.status_code = status
     return resp
+
+
+def _stored_already(upload: MatchExport, taken: AlreadyStored) -> int:
+    """200 when ``upload`` is the match stored under its id, exactly; else the 409 (``taken``,
+    or one saying how the stored match differs and where it is)."""
+    try:
+        stored = get_store().export_match(upload.record.id)
+    except MatchNotFound:  # the id taken was another match's viewer id
+        raise taken from None
+    if stored.record.id != upload.record.id:
+        raise taken
+    if same_match(stored, upload):
+        return 200
+    raise AlreadyStored(_(
+        "this match is already here with another history (%(here)s events here, %(upload)s in the upload): "
+        "nothing was imported; carry on scoring it at its link here, %(link)s",
+        here=digits(len(stored.events)), upload=digits(len(upload.events)),
+        link=public_url(url_for("matches.screen", token=stored.record.id)),
+    ))
+
+
+def match_links(record: MatchRecord) -> dict[str, str]:
+    """A match's links: the scorer's, the viewer's and its API address."""
+    return {
+        "scorer": public_url(url_for("matches.screen", token=record.id)),
+        "viewer": public_url(url_for("matches.screen", token=record.viewer_id)),
+        "api": public_url(url_for("api.get_match", token=record.id)),
+    }
 
 
 def create_group_match(token: str, data: dict[str, Any]) -> Response:
@@ -168,11 +216,7 @@ def create_group_match(token: str, data: dict[str, Any]) -> Response:
             "id": record.id,
             "viewer_id": record.viewer_id,
             "group": linked.record.id,
-            "links": {
-                "scorer": public_url(url_for("matches.screen", token=record.id)),
-                "viewer": public_url(url_for("matches.screen", token=record.viewer_id)),
-                "api": public_url(url_for("api.get_match", token=record.id)),
-            },
+            "links": match_links(record),
             "match": {"seq": 0, **Match(settings).to_json()},
         }
     )

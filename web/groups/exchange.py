@@ -37,7 +37,9 @@ from scorer.records import GroupRecords
 from store import MAX_ID_CHARS, MAX_ROSTER, GroupRecord, MatchExport, MatchRecord, StoredEvent
 from web.groups.core import GroupError, clean_group_name, clean_roster, group_rules_json
 
-__all__ = ["FORMAT", "ImportRefused", "export_document", "export_text", "read_export", "records_csv"]
+__all__ = [
+    "FORMAT", "ImportRefused", "export_document", "export_text", "read_export", "records_csv", "same_match",
+]
 
 FORMAT: Final = 1
 """The layout of an export this version writes, and the newest it reads."""
@@ -95,6 +97,14 @@ def export_text(doc: dict[str, object]) -> str:
     """The document as the file's text, its ``sha256`` last."""
     digest = hashlib.sha256(_canonical(doc).encode("utf-8")).hexdigest()
     return _canonical({**doc, "sha256": digest}) + "\n"
+
+
+def same_match(a: MatchExport, b: MatchExport) -> bool:
+    """Whether two matches export to the same bytes: ids, creation time, settings and every event
+    with its seq, time and idempotency key. Compared as the export's text, not as Python values,
+    so ``true`` and ``1`` (equal in Python) or ``1`` and ``1.0`` differ here as they do in JSON;
+    times compare as instants (an export writes them in UTC)."""
+    return export_text(export_document(None, [a])) == export_text(export_document(None, [b]))
 
 
 def _refuse(message: str) -> ImportRefused:
