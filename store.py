@@ -86,6 +86,7 @@ __all__ = [
     "schema_revision", "UNPLAYED_MATCH_TTL", "PRUNE_EVERY_S", "main",
     "GroupRecord", "LinkedGroup", "GroupNotFound", "AlreadyStored", "GroupMatch", "MatchExport",
     "groups_table", "group_matches_table", "match_summaries_table", "MAX_ROSTER",
+    "Upload", "KeptMatch", "uploads_table", "MAX_LINK_CHARS",
 ]
 
 JSONObject = dict[str, Any]
@@ -130,7 +131,7 @@ MIGRATIONS: Final = Path(__file__).resolve().parent / "migrations"
 """The Alembic migrations ``create_schema`` applies."""
 BASELINE_REVISION: Final = "0001_baseline"
 """The revision equal to the schema b66276b made without migrations."""
-HEAD_REVISION: Final = "0003_groups"
+HEAD_REVISION: Final = "0004_uploads"
 """The newest migration (a test checks it is Alembic's head): a database already there starts
 without loading Alembic at all, which would add a quarter of a second to every worker's start."""
 
@@ -197,6 +198,23 @@ match_summaries_table = sa.Table(
     sa.Column("seq", sa.Integer, nullable=False),
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("summary", sa.Text, nullable=False),
+)
+
+MAX_LINK_CHARS: Final = 2048
+"""Longest share link an upload may record: a server's address and a match id are far shorter."""
+
+uploads_table = sa.Table(
+    "uploads",
+    _metadata,
+    # Where a match kept on a phone (the offline app's own store) was uploaded: the server's links
+    # and the seq the uploaded copy ended at. Never exported: it says where this copy went, not
+    # what the match is, so an export (and a retried upload) stays the same bytes.
+    sa.Column("match_id", sa.String(MAX_ID_CHARS), sa.ForeignKey("matches.id", ondelete="CASCADE"),
+              primary_key=True),
+    sa.Column("scorer_url", sa.Text, nullable=False),
+    sa.Column("viewer_url", sa.Text, nullable=False),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("uploaded_at", sa.DateTime(timezone=True), nullable=False),
 )
 
 
@@ -297,6 +315,26 @@ class MatchExport:
 
     record: MatchRecord
     events: list[StoredEvent]
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """Where a match was uploaded: the server's scoring and watching links, the last ``seq`` of
+    the copy uploaded, and when."""
+
+    scorer_url: str
+    viewer_url: str
+    seq: int
+    uploaded_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class KeptMatch:
+    """A match in this store's list: its record, its last ``seq``, and its upload (None if none)."""
+
+    record: MatchRecord
+    last_seq: int
+    upload: Upload | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -744,6 +782,63 @@ class Store:
 
         self._run(work, write=True)
 
+    # ------------------------------------------------------------------------------ uploads
+
+    def record_upload(self, match_id: str, scorer_url: str, viewer_url: str, seq: int) -> Upload:
+        """Note that the match (by scorer id) was uploaded as far as event ``seq``, with the
+        server's links; replaces an earlier note. :class:`InvalidRecord` for a ``seq`` past the
+        match's last or a link too long to be one, :class:`MatchNotFound` for no such match."""
+        _check_seq(seq, "seq")
+        for link in (scorer_url, viewer_url):
+            if not isinstance(link, str) or not 0 < len(link) <= MAX_LINK_CHARS:
+                raise InvalidRecord(
+                    f"an upload's link is 1 to {MAX_LINK_CHARS} characters, not {_clip(link)}")
+        upload = Upload(scorer_url, viewer_url, seq, self._clock())
+
+        def work(conn: Connection) -> Upload:
+            last = _require_match_last_seq(conn, match_id)
+            if seq > last:
+                raise InvalidRecord(f"the match has {last} events, so no upload went as far as event {seq}")
+            u = uploads_table.c
+            conn.execute(sa.delete(uploads_table).where(u.match_id == match_id))
+            conn.execute(uploads_table.insert().values(
+                match_id=match_id, scorer_url=scorer_url, viewer_url=viewer_url, seq=seq,
+                uploaded_at=upload.uploaded_at))
+            return upload
+
+        return self._run(work, write=True)
+
+    def upload_of(self, match_id: str) -> Upload | None:
+        """Where the match (by scorer id) was uploaded; None if it never was (or no such match)."""
+        if not (isinstance(match_id, str) and _ID_SHAPE.fullmatch(match_id)):
+            return None
+
+        def work(conn: Connection) -> Upload | None:
+            row = conn.execute(sa.select(uploads_table).where(uploads_table.c.match_id == match_id)).first()
+            return None if row is None else _upload(row)
+
+        return self._run(work, write=False)
+
+    def recent_matches(self, limit: int) -> list[KeptMatch]:
+        """The ``limit`` newest matches in this store, newest first, each with its last ``seq`` and
+        upload, in one query: a phone's list of the matches it keeps."""
+        _check_seq(limit, "limit")
+
+        def work(conn: Connection) -> list[KeptMatch]:
+            m, e, u = matches_table.c, events_table.c, uploads_table.c
+            last = (sa.select(sa.func.coalesce(sa.func.max(e.seq), 0)).where(e.match_id == m.id)
+                    .scalar_subquery())
+            rows = conn.execute(
+                sa.select(matches_table, last.label("last_seq"), u.scorer_url, u.viewer_url,
+                          u.seq.label("upload_seq"), u.uploaded_at)
+                .select_from(matches_table.outerjoin(uploads_table, u.match_id == m.id))
+                .order_by(m.created_at.desc(), m.id).limit(limit)
+            ).all()
+            return [KeptMatch(_match_record(r), int(r.last_seq),
+                              None if r.scorer_url is None else _upload(r, "upload_seq")) for r in rows]
+
+        return self._run(work, write=False)
+
     def backup(self, path: str | Path) -> None:
         """Write a consistent copy of the SQLite database to ``path`` with SQLite's online backup
         API, while other connections go on reading and writing (PostgreSQL: use pg_dump)."""
@@ -933,6 +1028,10 @@ def _find_link(conn: Connection, token: str) -> LinkedMatch:
 def _match_record(row: Any) -> MatchRecord:
     return MatchRecord(id=row.id, viewer_id=row.viewer_id, settings=json.loads(row.settings),
                        created_at=_utc(row.created_at))
+
+
+def _upload(row: Any, seq: str = "seq") -> Upload:
+    return Upload(row.scorer_url, row.viewer_url, int(row._mapping[seq]), _utc(row.uploaded_at))
 
 
 def _insert_group(conn: Connection, record: GroupRecord) -> None:

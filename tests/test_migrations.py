@@ -217,12 +217,54 @@ def test_a_database_at_the_previous_revision_gets_groups_with_every_match_intact
     with Store(old_url) as store:
         assert schema_revision(store) == "0002_matches_created_at"
         store.create_schema()
-        assert schema_revision(store) == HEAD == "0003_groups"
+        assert schema_revision(store) == HEAD
         check_every_match(store)
         # An old match is standalone: in no group. A new group can hold new matches beside it.
         group = store.create_group("Family", ["Ann", "Bob"], {"target": 121})
         made = store.create_group_match(group.id, {"players": ["Ann", "Cat"]})
         assert [m.record.id for m in store.group_matches(group.id)] == [made.id]
         assert store.group_by_link(group.viewer_id).record.roster == ["Ann", "Bob", "Cat"]
+        check_every_match(store)
+    assert differences(old_url, schema_metadata()) == []
+
+
+def test_a_database_at_the_groups_revision_gets_uploads_with_every_match_and_group_intact(
+    old_url: str,
+) -> None:
+    # b66276b's matches brought to 0003 (groups) by the migrations of the time, with a group and
+    # one of its matches written by the store there; then today's store starts on it.
+    engine = sa.create_engine(old_url)
+    try:
+        with engine.begin() as conn:
+            config = store_module._alembic_config(conn)
+            command.stamp(config, BASELINE_REVISION)
+            command.upgrade(config, "0003_groups")
+            assert "uploads" not in sa.inspect(conn).get_table_names()
+            conn.execute(sa.text(
+                "INSERT INTO groups (id, viewer_id, name, roster, rules, created_at) "
+                "VALUES ('g-scorer', 'g-viewer', 'Family', :roster, :rules, :at)"
+            ), {"roster": '["Ann","Bob"]', "rules": '{"target":121}',
+                "at": datetime.fromisoformat("2026-11-30T20:00:00+00:00")})
+            conn.execute(sa.text("INSERT INTO group_matches (match_id, group_id) VALUES (:m, 'g-scorer')"),
+                         {"m": RECORDED[0]["id"]})
+    finally:
+        engine.dispose()
+    with Store(old_url) as store:
+        assert schema_revision(store) == "0003_groups"
+        store.create_schema()
+        assert schema_revision(store) == HEAD == "0004_uploads"
+        check_every_match(store)
+        assert [m.record.id for m in store.group_matches("g-scorer")] == [RECORDED[0]["id"]]
+        assert store.group_by_link("g-viewer").record.roster == ["Ann", "Bob"]
+        # No match was uploaded before; one can be now, and the list shows it.
+        played = next(m for m in RECORDED if m["events"])
+        assert store.upload_of(played["id"]) is None
+        last = len(played["events"])
+        store.record_upload(played["id"], "http://table:8000/m/x", "http://table:8000/m/y", last)
+        kept = {k.record.id: k for k in store.recent_matches(100)}
+        assert set(kept) == {m["id"] for m in RECORDED}
+        upload = kept[played["id"]].upload
+        assert upload is not None and (upload.scorer_url, upload.seq) == ("http://table:8000/m/x", last)
+        assert kept[played["id"]].last_seq == last
         check_every_match(store)
     assert differences(old_url, schema_metadata()) == []
