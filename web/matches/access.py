@@ -8,15 +8,16 @@ replayed at that seq (``web.matches.replay.current``) without asking the store a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urljoin
 
-from flask import abort, current_app, request
+from flask import abort, current_app, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 
 from store import MatchNotFound, MatchRecord
 from web.storage import get_store
 
-__all__ = ["Access", "lookup", "resolve", "require_writer", "public_url"]
+__all__ = ["Access", "lookup", "resolve", "require_writer", "public_url", "server_path"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,3 +66,11 @@ def public_url(path: str) -> str:
         if lan and (request.host.startswith(("localhost", "127.", "[::1]"))):
             base = lan
     return urljoin(base, path)
+
+
+def server_path(endpoint: str, **values: Any) -> str:
+    """The server's own path for ``endpoint``, without the prefix the phone's app runs under
+    (``/phone``, which leads to the phone's engine): where a phone's page reaches the server."""
+    path = url_for(endpoint, **values)
+    root = request.script_root
+    return path[len(root):] if root and path.startswith(root + "/") else path

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from babel.numbers import get_decimal_symbol
-from flask import url_for
+from flask import current_app, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 
 from scorer.cards import Card, parse_cards
@@ -30,11 +30,13 @@ from scorer.rules import (
     ThreePlayerSkunk,
 )
 from scorer.show import Score, score_show
+from store import Upload
 from web.board import Board, layout
 from web.forms import CardsState
-from web.matches.access import Access, public_url
+from web.matches.access import Access, public_url, server_path
 from web.matches.forms import Draft
 from web.peg import latest_awards
+from web.storage import get_store
 
 __all__ = ["Screen", "match_title", "SHOW_PAD", "PEG_PAD", "ON_SCREEN_HISTORY", "PRESET_NAMES"]
 
@@ -331,7 +333,9 @@ class Screen:
 
     @property
     def viewer_url(self) -> str:
-        """The read-only link for other phones."""
+        """The read-only link for other phones (on a phone, the server's once uploaded)."""
+        if self.upload is not None:
+            return self.upload.viewer_url
         return public_url(url_for("matches.screen", token=self.access.record.viewer_id))
 
     @property
@@ -339,7 +343,26 @@ class Screen:
         """The scoring link (only shown to a scorer)."""
         if not self.can_write:
             return None
+        if self.upload is not None:
+            return self.upload.scorer_url
         return public_url(url_for("matches.screen", token=self.access.record.id))
+
+    @cached_property
+    def upload(self) -> Upload | None:
+        """On a phone (``MUGGINS_OFFLINE``), where this match was uploaded; None before that, and
+        always on a server."""
+        if not current_app.config.get("MUGGINS_OFFLINE"):
+            return None
+        return get_store().upload_of(self.access.record.id)
+
+    @property
+    def unshared(self) -> int:
+        """Events entered on this phone after its upload: the server's copy lacks them."""
+        return max(self.seq - self.upload.seq, 0) if self.upload is not None else 0
+
+    def import_path(self) -> str:
+        """The server's import route, where a phone's page uploads this match."""
+        return server_path("api.import_export")
 
     def live_url(self) -> str:
         """The polled board fragment, knowing the last event this screen shows."""

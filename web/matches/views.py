@@ -26,6 +26,7 @@ from web.http import is_htmx, render, url_with_query
 from web.i18n import language
 from web.matches.access import Access, lookup, public_url, require_writer, resolve
 from web.matches.forms import Draft, FormError, build_event, match_settings_from_form
+from web.matches.phone import PHONE_LIST_LIMIT, KeptRow, is_phone, kept_matches, server_link
 from web.matches.replay import current, load, store_event, tap_key
 from web.matches.screen import PEG_PAD, PRESET_NAMES, SHOW_PAD, Screen, match_title
 from web.storage import get_store
@@ -79,8 +80,13 @@ def _recent_matches() -> list[tuple[str, str, bool, str]]:
 def _index_response(form: Mapping[str, str], errors: dict[str, str], status: int = 200) -> Response:
     choices = {target: [(name, _(PRESET_NAMES[name]), preset_lines(name, target))
                         for name in presets_for(target)] for target in TARGETS}
+    kept: list[KeptRow] = []
+    more_kept = False
+    if is_phone():  # every match in a phone's own store is this phone's: list them all
+        kept, more_kept = kept_matches(None if request.args.get("all") else PHONE_LIST_LIMIT)
     return render("matches/index.html", "matches/_new.html", status, form=form, errors=errors,
-                  recent=_recent_matches(), targets=TARGETS, preset_choices=choices)
+                  recent=[] if is_phone() else _recent_matches(), kept=kept, more_kept=more_kept,
+                  targets=TARGETS, preset_choices=choices)
 
 
 @bp.post("/matches")
@@ -233,6 +239,37 @@ def _draft_of(form: Mapping[str, str]) -> Draft | None:
     return None
 
 
+# ------------------------------------------------------------------------------ a phone's upload
+
+
+@bp.post("/m/<token>/uploaded")
+def uploaded(token: str) -> Response:
+    """On a phone only: keep the server's links of this match, which the page has just uploaded
+    (``static/js/offline/upload.mjs``), and the seq its copy ended at; then the screen shares the
+    server's links. Links that are not this match's on a server are refused, nothing kept."""
+    access = require_writer(token)  # a viewer link is refused first, as on every write route
+    if not is_phone():
+        abort(404)
+    match, seq = current(access)
+    form = request.form
+    try:
+        scorer = server_link(form.get("scorer"), access.record.id)
+        viewer = server_link(form.get("viewer"), access.record.viewer_id)
+        upto = whole_number(form.get("seq", ""))
+        if upto is None or upto > seq:
+            raise FormError("upload", _("The upload's place in the match is missing or past its last entry: "
+                                        "nothing was saved. Upload it again."))
+    except FormError as e:
+        return _refused(Screen(access, match, seq), e.form, str(e), 422)
+    get_store().record_upload(access.record.id, scorer, viewer, upto)
+    target = url_for("matches.screen", token=token)
+    if not is_htmx():
+        return redirect(target, 303)
+    resp = _screen_response(Screen(access, match, seq))
+    resp.headers["HX-Replace-Url"] = target
+    return resp
+
+
 # ------------------------------------------------------------------------------ other pages
 
 
@@ -271,8 +308,16 @@ def qr(token: str) -> Response:
     which = request.args.get("for", "viewer")
     if which == "scorer" and not access.can_write:
         abort(403)
-    target = access.record.id if which == "scorer" else access.record.viewer_id
-    code = segno.make(public_url(url_for("matches.screen", token=target)), error="m")
+    if is_phone():
+        # A phone's own links lead nowhere on other phones: only the server's, once uploaded.
+        upload = get_store().upload_of(access.record.id)
+        if upload is None:
+            abort(404, _("This match is only on this phone: upload it to share it."))
+        link = upload.scorer_url if which == "scorer" else upload.viewer_url
+    else:
+        target = access.record.id if which == "scorer" else access.record.viewer_id
+        link = public_url(url_for("matches.screen", token=target))
+    code = segno.make(link, error="m")
     out = io.BytesIO()
     code.save(out, kind="svg", xmldecl=False, svgns=True, omitsize=True, scale=QR_SCALE,
               dark="#000", light="#fff", border=2)
