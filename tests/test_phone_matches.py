@@ -161,7 +161,6 @@ def test_an_unshared_phone_match_offers_the_upload_and_no_local_links(phone: Fla
     # import (outside /phone, so the network), the phone's note route.
     assert attr(screen, "phone-upload", "data-upload-export") == f"/phone/api/matches/{made['id']}/export"
     assert attr(screen, "phone-upload", "data-upload-import") == "/api/groups/import"
-    assert attr(screen, "phone-upload", "data-upload-match") == made["id"]
     assert attr(screen, "upload-form", "action") == f"/phone/m/{made['id']}/uploaded"
     assert attr(screen, "phone-upload", "data-word-offline") == (
         "Uploading needs the connection to the table’s server.")
@@ -340,3 +339,36 @@ def test_a_phone_match_uploads_to_the_server_whole_and_a_retry_stores_nothing_tw
     assert {t: count_rows(server, t) for t in ("matches", "events")} == rows == {
         "matches": 1, "events": played.next_seq - 1}
     assert at_server.get(f"/api/matches/{token}").get_json() == from_phone
+
+
+# ------------------------------------------------------------------------------ languages
+
+
+@pytest.mark.parametrize("lang", ["hi", "mr", "tg"])
+def test_the_phones_pages_are_in_the_phones_language(phone: Flask, lang: str) -> None:
+    from test_i18n import NAMES, words_left
+
+    client = phone.test_client()
+    client.set_cookie("lang", lang)
+    ann, bob = NAMES[lang]
+    unshared = new_match(client, [ann, bob], FIFTEEN_TWO)
+    shared = new_match(client, [bob, ann], FIFTEEN_TWO)
+    pages = {
+        "the upload control": on_phone(client, "GET", f"/m/{unshared['id']}"),
+        "a refused note": phone_form(client, f"/m/{unshared['id']}/uploaded",
+                                     {"scorer": "", "viewer": "", "seq": "0"}),
+        "no QR before the upload": on_phone(client, "GET", f"/m/{unshared['id']}/qr.svg"),
+    }
+    phone_form(client, f"/m/{shared['id']}/uploaded", {
+        "scorer": f"http://192.168.1.20:8000/m/{shared['id']}",
+        "viewer": f"http://192.168.1.20:8000/m/{shared['viewer_id']}", "seq": "1"})
+    pages["a shared match, one entry behind"] = on_phone(client, "GET", f"/m/{shared['id']}")
+    pages["the list"] = on_phone(client, "GET", "/matches")
+    for name, resp in pages.items():
+        assert words_left(resp.get_data(as_text=True)) == [], name
+    assert text_of(pages["the list"], "kept-title") not in (None, "Matches on this phone")
+    assert text_of(pages["a shared match, one entry behind"], "unshared")
+    # The refusals an upload can meet are in the phone's language too.
+    text = client.get(f"/api/matches/{unshared['id']}/export").data
+    refusal = client.post("/api/groups/import", data=text, content_type="application/json")
+    assert refusal.status_code == 503 and words_left(f"<p>{refusal.get_json()['error']}</p>") == []

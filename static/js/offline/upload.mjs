@@ -3,8 +3,8 @@
 // The phone's screen of a match not yet shared holds #phone-upload (templates/matches/
 // _phone_share.html) with everything this module needs in data attributes: the phone's export
 // of the match (a /phone/ path, answered by the phone's engine), the server's import route (an
-// absolute path outside /phone/, so it goes to the network), the match's ids, and the words to
-// show, in the page's language (this file holds none a player reads). One tap:
+// absolute path outside /phone/, so it goes to the network), the screen's address, and the words
+// to show, in the page's language (this file holds none a player reads). One tap:
 //   1. GET the phone's export of the match (the same document the server exports);
 //   2. POST it to the server's POST /api/groups/import: 201 the first time, 200 when the server
 //      already holds exactly this match (a retry after a lost answer); anything else is shown
@@ -65,7 +65,7 @@ async function upload(section) {
     const exported = await fetch(data.uploadExport, { cache: "no-store", credentials: "same-origin" });
     if (!exported.ok) { throw new Failure((await errorOf(exported)) || failed(section, exported.status).message); }
     const text = await exported.text();
-    const events = JSON.parse(text).matches[0].events;
+    const match = JSON.parse(text).matches[0];
     let answer;
     try {
       answer = await fetch(data.uploadImport, {
@@ -80,13 +80,13 @@ async function upload(section) {
     }
     const body = await answer.json();
     const links = body && body.links;
-    if (!body || body.kind !== "match" || !Array.isArray(body.matches) || body.matches[0] !== data.uploadMatch
+    if (!body || body.kind !== "match" || !Array.isArray(body.matches) || body.matches[0] !== match.id
         || !links || typeof links.scorer !== "string" || typeof links.viewer !== "string") {
       throw failed(section, answer.status);
     }
     form.elements.scorer.value = links.scorer;
     form.elements.viewer.value = links.viewer;
-    form.elements.seq.value = String(events.length);
+    form.elements.seq.value = String(match.events.length);
     const kept = await fetch(form.action, {
       method: "POST", body: new URLSearchParams(new FormData(form)), credentials: "same-origin",
     });
