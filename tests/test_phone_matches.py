@@ -196,6 +196,10 @@ def test_the_upload_note_makes_the_screen_share_the_servers_links(phone: Flask) 
         segno.make(link, error="m").save(expected, kind="svg", xmldecl=False, svgns=True, omitsize=True,
                                          scale=4, dark="#000", light="#fff", border=2)
         assert qr.data == expected.getvalue()
+    # The phone's viewer link shares only the server's viewer link.
+    watching = on_phone(client, "GET", f"/m/{made['viewer_id']}")
+    assert attr(watching, "server-link", "href") == viewer and text_of(watching, "scorer-link") is None
+    assert scorer not in watching.get_data(as_text=True)
     page = on_phone(client, "GET", "/matches")
     assert (text_of(page, "kept-0") or "").startswith("Ann v Bob Ann 2 · Bob 0 shared")
     # Scoring on after the upload: the screen says the server's copy lacks it.
