@@ -4,10 +4,13 @@ Each DIR holds photos and a `labels.json` mapping file name to {"cards": [...]} 
 the shared evaluation photos). `--synthetic N` adds N freshly generated cribbage shows (seed
 `EVALUATION_SEED`, never used in training) photographed twice over: with a typical phone
 camera, and with the harsh camera the training uses (dim light, strong glare and shadows,
-heavy blur and noise, JPEG down to quality 55). `--large N` adds N typical shows at 12
-megapixels for timing. Prints one markdown table: images, card recall, card precision, exact-photo rate
-(every card right and nothing extra), and the median and 95th-percentile time per photo,
-measured from the file's bytes (decode included).
+heavy blur and noise, JPEG down to quality 55), and N shows whose starter lies clearly apart
+(typical camera). `--large N` adds N typical shows at 12 megapixels for timing. Prints a markdown
+table: images, card recall, card precision, exact-photo rate (every card right and nothing
+extra), and the median and 95th-percentile time per photo, measured from the file's bytes
+(decode included); then a second one for `Recognition.starter`: on generated shows how often
+the card suggested as the starter is the starter, a hand card (wrong) or none, and on the
+labelled photos (no shows, so no starter to be right about) how often any card is suggested.
 """
 
 from __future__ import annotations
@@ -91,30 +94,81 @@ class Tally:
         )
 
 
+@dataclass
+class StarterTally:
+    """How often `Recognition.starter` named the starter, another card, or none."""
+
+    name: str
+    images: int = 0
+    right: int = 0
+    wrong: int = 0
+    none: int = 0
+    known: bool = True
+    """Whether the photos have a starter to be right about (generated shows do, labelled ones not)."""
+
+    def add(self, starter: str | None, suggested: str | None) -> None:
+        """Count one photo: its true starter (None when it has none) and the card suggested."""
+        self.images += 1
+        if suggested is None:
+            self.none += 1
+        elif suggested == starter:
+            self.right += 1
+        else:
+            self.wrong += 1
+
+    def row(self) -> str:
+        """This tally as a markdown table row."""
+        def share(count: int) -> str:
+            return f"{count / self.images:.1%}" if self.images else "-"
+
+        if not self.known:
+            return f"| {self.name} | {self.images} | - | - | {share(self.none)} | {share(self.wrong)} |"
+        return (
+            f"| {self.name} | {self.images} | {share(self.right)} | {share(self.wrong)} | "
+            f"{share(self.none)} | {share(self.right + self.wrong)} |"
+        )
+
+
+STARTER_HEADER = (
+    "| set | images | starter right | starter wrong | no starter | any suggested |\n"
+    "| --- | --- | --- | --- | --- | --- |"
+)
+
+
 HEADER = (
     "| set | images | card recall | card precision | exact photos | median ms | p95 ms |\n"
     "| --- | --- | --- | --- | --- | --- | --- |"
 )
 
 
-def _timed(data: bytes) -> tuple[list[str], float, dict[str, str]]:
-    """The cards found in a photo, the milliseconds taken, and the stage that proposed each."""
+def _timed(data: bytes) -> tuple[list[str], float, dict[str, str], str | None]:
+    """The cards found in a photo, the milliseconds taken, the stage that proposed each, and the
+    card suggested as the starter."""
     started = time.perf_counter()
     result = recognise(data)
     millis = (time.perf_counter() - started) * 1000.0
-    return [d.card for d in result.cards], millis, {d.card: d.stage for d in result.cards}
+    starter = None if result.starter is None else result.cards[result.starter].card
+    return [d.card for d in result.cards], millis, {d.card: d.stage for d in result.cards}, starter
 
 
 def evaluate_folder(folder: Path, only: str | None = None) -> Tally:
     """Recognise every labelled photo in `folder` (optionally only names starting with `only`)."""
+    return evaluate_folder_starters(folder, only)[0]
+
+
+def evaluate_folder_starters(folder: Path, only: str | None = None) -> tuple[Tally, StarterTally]:
+    """`evaluate_folder`, and how often a card was suggested as the starter there (these photos
+    are no shows: a suggestion is a card that lies apart, never a starter to be right about)."""
     labels = json.loads((folder / "labels.json").read_text())
     tally = Tally(folder.name + (f" ({only}*)" if only else ""))
+    starters = StarterTally(tally.name, known=False)
     for name in sorted(labels):
         if only and not name.startswith(only):
             continue
-        cards, millis, stages = _timed((folder / name).read_bytes())
+        cards, millis, stages, starter = _timed((folder / name).read_bytes())
         tally.add(name, labels[name]["cards"], cards, millis, stages)
-    return tally
+        starters.add(None, starter)
+    return tally, starters
 
 
 def evaluate_synthetic(
@@ -124,14 +178,31 @@ def evaluate_synthetic(
     name: str,
     seed: int = EVALUATION_SEED,
     harsh: bool = False,
+    apart: bool = False,
 ) -> Tally:
     """Recognise `count` freshly generated cribbage shows (`harsh` for the stress camera)."""
+    return evaluate_synthetic_starters(count, library, size, name, seed, harsh, apart)[0]
+
+
+def evaluate_synthetic_starters(
+    count: int,
+    library: FaceLibrary,
+    size: tuple[int, int],
+    name: str,
+    seed: int = EVALUATION_SEED,
+    harsh: bool = False,
+    apart: bool = False,
+) -> tuple[Tally, StarterTally]:
+    """`evaluate_synthetic` (`apart`: shows whose starter lies clearly apart), and how often the
+    starter was suggested rightly, wrongly (a hand card) or not at all."""
     tally = Tally(name)
+    starters = StarterTally(name)
     for i in range(count):
-        photo = render_show(seed + i, library, size=size, harsh=harsh)
-        cards, millis, stages = _timed(photo.jpeg_bytes())
+        photo = render_show(seed + i, library, size=size, harsh=harsh, apart=apart)
+        cards, millis, stages, starter = _timed(photo.jpeg_bytes())
         tally.add(f"seed {seed + i}", photo.cards, cards, millis, stages)
-    return tally
+        starters.add(photo.cards[photo.starter_index or 0], starter)
+    return tally, starters
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -149,6 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     default_model()  # load once, outside the timings
     tallies: list[Tally] = []
+    starters: list[StarterTally] = []
     try:
         for folder in args.folders:
             if args.split:
@@ -158,19 +230,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                         for name in json.loads((folder / "labels.json").read_text())
                     }
                 )
-                tallies.extend(evaluate_folder(folder, prefix) for prefix in prefixes)
+                pairs = [evaluate_folder_starters(folder, prefix) for prefix in prefixes]
             else:
-                tallies.append(evaluate_folder(folder))
+                pairs = [evaluate_folder_starters(folder)]
+            tallies.extend(tally for tally, _ in pairs)
+            starters.extend(starter for _, starter in pairs)
     except (OSError, ValueError, ImageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.synthetic or args.large:
         library = full_library(EVALUATION_SEED)
         if args.synthetic:
-            tallies.append(evaluate_synthetic(args.synthetic, library, SHOW_SIZE, "synthetic shows"))
-            tallies.append(
-                evaluate_synthetic(args.synthetic, library, SHOW_SIZE, "synthetic shows, harsh", harsh=True)
-            )
+            for name, harsh, apart in (
+                ("synthetic shows", False, False),
+                ("synthetic shows, harsh", True, False),
+                ("synthetic shows, starter apart", False, True),
+            ):
+                tally, starter = evaluate_synthetic_starters(
+                    args.synthetic, library, SHOW_SIZE, name, harsh=harsh, apart=apart
+                )
+                tallies.append(tally)
+                starters.append(starter)
         if args.large:
             tallies.append(
                 evaluate_synthetic(
@@ -188,6 +268,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(HEADER)
     for tally in [*tallies, overall] if len(tallies) > 1 else tallies:
         print(tally.row())
+    if starters:
+        print()
+        print(STARTER_HEADER)
+        for starter_tally in starters:
+            print(starter_tally.row())
     if args.verbose:
         for tally in tallies:
             for miss in tally.misses:

@@ -13,6 +13,7 @@ Stages (each a function over arrays, see the modules named):
    corners placed from rank-above-suit glyph pairs and joined indices).
 5. Duplicates are merged (a deck holds each card once) and confidences reported. Each
    candidate keeps the `detect.Stage` that proposed it.
+6. `starter.lying_apart`: the card lying apart from the others, from the outlines' gaps.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from vision.geometry import (
     read_patch,
 )
 from vision.io import ImageInput, load_image
+from vision.starter import lying_apart
 
 MIN_PRESENCE = 0.5
 """A candidate is reported only if it more likely than not shows an index at all."""
@@ -131,9 +133,13 @@ class Recognition:
 
     cards: list[Detection] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    starter: int | None = None
+    """The index in `cards` of the card lying apart from the others (the starter of a show, see
+    `vision.starter.lying_apart`), or None when no card clearly lies apart."""
 
     def to_json(self) -> str:
-        """The result as JSON: {"cards": [{"card", "confidence", "corners"}], "warnings": [...]}."""
+        """The result as JSON: {"cards": [{"card", "confidence", "corners"}], "warnings": [...],
+        "starter": index or null}."""
         return json.dumps(self.to_dict())
 
     def to_dict(self) -> dict[str, object]:
@@ -148,6 +154,7 @@ class Recognition:
                 for d in self.cards
             ],
             "warnings": list(self.warnings),
+            "starter": self.starter,
         }
 
 
@@ -197,7 +204,8 @@ def recognise(image: ImageInput, model: IndexModel | None = None) -> Recognition
     unsure = [d.card for d in detections if d.confidence < UNSURE_BELOW]
     if unsure:
         warnings.append(f"not sure of {', '.join(unsure)}: check or retake closer")
-    return Recognition(cards=detections, warnings=warnings)
+    starter = lying_apart([d.corners for d in detections])
+    return Recognition(cards=detections, warnings=warnings, starter=starter)
 
 
 def find_candidates(bgr: NDArray[np.uint8], model: IndexModel) -> list[Candidate]:

@@ -256,6 +256,9 @@ def add_papers(
 PAPER_LABEL = -3
 """Occupancy label of printed paper (cards are 0, 1, ...; -1 is bare table)."""
 
+DECK_LABEL = -4
+"""Occupancy label of the pack the starter lies on."""
+
 
 # Compositing ---------------------------------------------------------------------------------
 
@@ -564,6 +567,63 @@ def _show_spots(rng: random.Random) -> list[Spot]:
     return spots
 
 
+STARTER_APART_GAP = (1.0, 3.5)
+"""In shows with the starter apart, the gap between the starter (or the deck under it) and the
+nearest hand card, in card widths: from one card width to about a hand-width."""
+
+
+def _apart_spots(rng: random.Random) -> list[Spot]:
+    """Four hand cards lying together (a neat or overlapping row, or a tight block) and then the
+    starter well apart: on one side of them, one card width to a hand-width away."""
+    cw, ch = CARD_MM
+    if rng.random() < 0.6:
+        gap = rng.choice([rng.uniform(2, 12), rng.uniform(-40, 0)])
+        spots = [
+            (i * (cw + gap) + rng.uniform(-2, 2), rng.uniform(-3, 3), rng.uniform(-4, 4)) for i in range(4)
+        ]
+    else:
+        spots = [
+            ((i % 2) * (cw + rng.uniform(2, 12)) + rng.uniform(-3, 3),
+             (i // 2) * (ch + rng.uniform(2, 12)) + rng.uniform(-3, 3), rng.uniform(-8, 8))
+            for i in range(4)
+        ]
+    xs = [s[0] for s in spots]
+    ys = [s[1] for s in spots]
+    apart = rng.uniform(*STARTER_APART_GAP) * cw
+    reach = math.hypot(cw, ch) / 2  # the starter's half extent, whichever way it is turned
+    side = rng.choice(["above", "below", "left", "right"])
+    if side in ("above", "below"):
+        sx = rng.uniform(min(xs), max(xs))
+        sy = min(ys) - ch / 2 - apart - reach if side == "above" else max(ys) + ch / 2 + apart + reach
+    else:
+        sy = rng.uniform(min(ys), max(ys))
+        sx = min(xs) - cw / 2 - apart - reach if side == "left" else max(xs) + cw / 2 + apart + reach
+    spots.append((sx, sy, rng.uniform(-180, 180) if rng.random() < 0.5 else rng.uniform(-15, 15)))
+    return spots
+
+
+def card_back(rng: random.Random, aspect: float) -> NDArray[np.uint8]:
+    """A BGRA card back: a white border round a coloured lattice, as most decks' backs are."""
+    width = 240
+    height = round(width * aspect)
+    back = np.empty((height, width, 4), np.uint8)
+    back[:, :, :3] = 245
+    back[:, :, 3] = 255
+    ink = rng.choice([(40, 40, 170), (150, 60, 30), (40, 110, 40), (30, 30, 30)])
+    border = rng.randint(10, 20)
+    cv2.rectangle(back, (border, border), (width - border, height - border), (*ink, 255), -1)
+    step = rng.randint(10, 24)
+    light = tuple(min(255, c + 90) for c in ink)
+    for k in range(-height, width + height, step):
+        cv2.line(back, (k, border), (k + height, height + border), (*light, 255), 2)
+        cv2.line(back, (k, border), (k - height, height + border), (*light, 255), 2)
+    back[:border, :, :3] = 245
+    back[-border:, :, :3] = 245
+    back[:, :border, :3] = 245
+    back[:, -border:, :3] = 245
+    return back
+
+
 def _card_corners_mm(spot: Spot, aspect: float) -> NDArray[np.float64]:
     cx, cy, angle = spot
     cw, ch = CARD_MM[0], CARD_MM[0] * aspect
@@ -617,12 +677,17 @@ def _compose(
     size: tuple[int, int],
     harsh: bool,
     fill: float,
+    deck: tuple[NDArray[np.uint8], Spot] | None = None,
 ) -> tuple[Image, list[PlacedCard]] | None:
-    """Lay the cards out on a synthetic table and photograph it; None if a card falls off."""
+    """Lay the cards out on a synthetic table and photograph it; None if a card falls off.
+
+    `deck` (a card back and where it lies) is drawn under the cards: the rest of the pack, with
+    the starter on it."""
     corners_mm = [
         _card_corners_mm(spot, face.shape[0] / face.shape[1]) for spot, face in zip(spots, faces, strict=True)
     ]
-    camera = _camera(rng, np.concatenate(corners_mm), size, fill)
+    deck_mm = [] if deck is None else [_card_corners_mm(deck[1], deck[0].shape[0] / deck[0].shape[1])]
+    camera = _camera(rng, np.concatenate(corners_mm + deck_mm), size, fill)
     quads = [cv2.perspectiveTransform(c.reshape(1, 4, 2), camera)[0].astype(np.float32) for c in corners_mm]
     w, h = size
     for quad in quads:
@@ -634,6 +699,11 @@ def _compose(
     if rng.random() < PAPER_CHANCE:
         add_papers(rng, table, None, rng.randint(1, 2))
     occupancy = np.full((h, w), -1, np.int16)
+    if deck is not None:
+        deck_quad = cv2.perspectiveTransform(deck_mm[0].reshape(1, 4, 2), camera)[0].astype(np.float32)
+        for layer in range(3, -1, -1):  # the pack's edge: a few backs, each a little lower
+            lower = deck_quad + np.float32(layer * 1.5)
+            paste_card(table, occupancy, deck[0], lower, DECK_LABEL, rng, shadow=layer == 3)
     for i, (quad, face) in enumerate(zip(quads, faces, strict=True)):
         paste_card(table, occupancy, face, quad, i, rng)
     placed = [
@@ -645,12 +715,19 @@ def _compose(
 
 
 def render_show(
-    seed: int, library: FaceLibrary | None = None, size: tuple[int, int] = (1600, 1200), harsh: bool = True
+    seed: int,
+    library: FaceLibrary | None = None,
+    size: tuple[int, int] = (1600, 1200),
+    harsh: bool = True,
+    apart: bool = False,
 ) -> SyntheticPhoto:
     """Render a labelled cribbage show: four hand cards then the starter, all readable.
 
-    Without a `library` the faces are procedural (no files needed), so the same `seed` gives
-    the same photo on any machine with the same OpenCV build.
+    The starter lies beside the hand, an edge's gap or more away; with `apart` the hand cards
+    lie together and the starter clearly apart, as players lay it: a card width to a
+    hand-width away, half the time on the rest of the pack. Without a `library` the faces are
+    procedural (no files needed), so the same `seed` gives the same photo on any machine with
+    the same OpenCV build.
     """
     rng = random.Random(seed)
     library = library or procedural_library(seed)
@@ -658,7 +735,16 @@ def render_show(
     codes = tuple(rng.sample(CARD_CODES, 5))
     faces = [deck(code) for code in codes]
     for _ in range(_MAX_LAYOUT_TRIES):
-        composed = _compose(rng, codes, faces, _show_spots(rng), size, harsh, rng.uniform(0.45, 0.95))
+        if apart:
+            spots = _apart_spots(rng)
+            pack = None
+            if rng.random() < 0.5:
+                sx, sy, turn = spots[-1]
+                pack = (card_back(rng, faces[-1].shape[0] / faces[-1].shape[1]),
+                        (sx + rng.uniform(-4, 4), sy + rng.uniform(-4, 4), turn + rng.uniform(-6, 6)))
+            composed = _compose(rng, codes, faces, spots, size, harsh, rng.uniform(0.6, 0.95), pack)
+        else:
+            composed = _compose(rng, codes, faces, _show_spots(rng), size, harsh, rng.uniform(0.45, 0.95))
         if composed is None:
             continue
         image, placed = composed

@@ -1,0 +1,89 @@
+"""`vision.starter.lying_apart` and `Recognition.starter`: the card lying apart is the starter.
+
+Layouts are drawn by hand in millimetres (a poker card is 63 × 88), so the gaps are known: a
+hand in a row 10 mm apart has links of 10/63 = 0.16 card widths; a starter 150 mm above it,
+2.4 card widths.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import Recognition, recognise
+from vision.starter import APART_GAP, TOGETHER_GAP, card_gap, lying_apart
+from vision.synth import render_show
+
+W, H = 63.0, 88.0
+
+
+def card(x: float, y: float, turn: float = 0.0) -> list[tuple[float, float]]:
+    """A card's corners, its top-left corner at (x, y) before turning it about its middle."""
+    corners = np.array([[x, y], [x + W, y], [x + W, y + H], [x, y + H]])
+    middle = corners.mean(axis=0)
+    t = math.radians(turn)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    return [(float(px), float(py)) for px, py in (corners - middle) @ rot.T + middle]
+
+
+ROW = [card(i * (W + 10), 0) for i in range(4)]
+
+
+def test_gaps_between_outlines() -> None:
+    a, b = np.array(card(0, 0)), np.array(card(W + 10, 0))
+    assert card_gap(a, b) == pytest.approx(10)
+    assert card_gap(a, np.array(card(30, 40))) == 0  # overlapping
+    corner_to_corner = np.array(card(W + 10, H + 20))
+    assert card_gap(a, corner_to_corner) == pytest.approx(math.hypot(10, 20))
+
+
+def test_the_card_above_the_row_lies_apart() -> None:
+    assert lying_apart([*ROW, card(100, -H - 150)]) == 4
+    assert lying_apart([card(100, -H - 150), *ROW]) == 0  # wherever it is in the list
+    assert lying_apart([*ROW, card(4 * (W + 10) + 80, 0, turn=70)]) == 4  # beside the end, turned
+
+
+def test_a_block_and_a_card_on_its_own() -> None:
+    block = [card(0, 0), card(W + 8, 0), card(0, H + 8), card(W + 8, H + 8)]
+    assert lying_apart([*block, card(2 * W + 8 + 2 * W, 40, turn=15)]) == 4
+
+
+def test_a_tilted_camera_judges_each_gap_by_the_cards_beside_it() -> None:
+    # Far cards look smaller: every card and gap is seen through one perspective.
+    layout = [*ROW, card(100, -H - 150)]
+    seen = cv2.getPerspectiveTransform(np.float32([[0, -300], [300, -300], [300, 100], [0, 100]]),
+                                       np.float32([[60, 0], [240, 0], [300, 200], [0, 200]]))
+    tilted = [cv2.perspectiveTransform(np.float32([quad]), seen)[0].tolist() for quad in layout]
+    assert lying_apart(tilted) == 4
+
+
+@pytest.mark.parametrize("layout", [
+    [card(i * (W + 10), 0) for i in range(5)],  # an even row: none apart
+    [card(0, 0)] * 5,  # a pile
+    [card(0, 0), card(300, 0)],  # two cards: too few to say
+    [card(0, 0), card(W + 10, 0), card(400, 0), card(400 + W + 10, 0), card(200, -H - 200)],  # two pairs
+    [*ROW, card(4 * (W + 10) + W * (APART_GAP - 0.1) - 10, 0)],  # beside the end, but not far enough
+    [card(0, 0), card(W + 10, 0), card(2 * (W + 10) + W * (TOGETHER_GAP + 0.1), 0),
+     card(3 * (W + 10) + W * (TOGETHER_GAP + 0.1), 0), card(100, -H - 200)],  # the hand itself spread out
+])
+def test_no_card_lies_clearly_apart(layout: list[list[tuple[float, float]]]) -> None:
+    assert lying_apart(layout) is None
+
+
+@pytest.mark.parametrize("seed", [8_300_001, 8_300_002, 8_300_003])
+def test_generated_shows_with_the_starter_apart(seed: int) -> None:
+    photo = render_show(seed, harsh=False, size=(800, 600), apart=True)
+    assert lying_apart(photo.quads) == photo.starter_index == 4
+
+
+def test_recognition_carries_the_starter() -> None:
+    photo = render_show(8_300_001, harsh=False, apart=True)
+    result = recognise(photo.jpeg_bytes())
+    assert sorted(d.card for d in result.cards) == sorted(photo.cards)
+    assert result.starter is not None and result.cards[result.starter].card == photo.cards[4]
+    assert json.loads(result.to_json())["starter"] == result.starter
+    assert Recognition().to_dict()["starter"] is None
