@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision import Detection, Recognition
+from vision.starter import lying_apart
 
 __all__ = ["GREEDY_BYTES", "read_as", "read_greedily"]
 
@@ -24,10 +25,12 @@ GREEDY_BYTES = 2**30
 def read_as(cards: Sequence[str], quads: Sequence[Sequence[tuple[float, float]]], width: int,
             pixels: NDArray[np.uint8]) -> Recognition:
     """Every card of the truth, sure of each, its corners shrunk to the working size it is given
-    (``width``: the photo's own width in pixels)."""
+    (``width``: the photo's own width in pixels), and the card lying apart, as the recogniser
+    says it from the corners."""
     scale = pixels.shape[1] / width
-    return Recognition(cards=[Detection(code, 0.99, [(x * scale, y * scale) for x, y in quad])
-                              for code, quad in zip(cards, quads, strict=True)])
+    found = [Detection(code, 0.99, [(x * scale, y * scale) for x, y in quad])
+             for code, quad in zip(cards, quads, strict=True)]
+    return Recognition(cards=found, starter=lying_apart([d.corners for d in found]))
 
 
 def read_greedily(pixels: NDArray[np.uint8]) -> Recognition:

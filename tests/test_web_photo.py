@@ -37,7 +37,7 @@ import vision
 import vision.io
 from scorer.cards import Card
 from vision.synth import SyntheticPhoto, render_blank_table, render_show
-from web.photo import CHECK_BELOW, suggest_starter
+from web.photo import CHECK_BELOW
 
 REPO = Path(__file__).resolve().parents[1]
 SHOW_SEED = 101
@@ -164,31 +164,37 @@ BAD_IMAGES = [
 
 # ------------------------------------------------------------------------------ the starter
 
-
-def test_the_card_lying_apart_is_suggested_as_the_starter() -> None:
-    row_and_one_above = [(0.0, 0.0), (70.0, 0.0), (140.0, 0.0), (210.0, 0.0), (105.0, 200.0)]
-    assert suggest_starter(row_and_one_above) == 4
-    # The starter laid beside the end of the row: its nearest neighbour is twice as far as any
-    # hand card's (a distance from the others' centroid would barely tell it from card 1).
-    beside_the_end = [(330.0, 0.0), (0.0, 0.0), (70.0, 0.0), (140.0, 0.0), (210.0, 0.0)]
-    assert suggest_starter(beside_the_end) == 0
+STARTER_NOTE = "{} lies apart: the starter? If not, tap “Starter” under the right card."
+APART_SEED = 8_300_001
+"""A generated show whose starter lies clearly apart (``render_show(..., apart=True)``)."""
 
 
-@pytest.mark.parametrize("centres", [
-    [(0.0, 0.0), (70.0, 0.0), (140.0, 0.0), (210.0, 0.0), (280.0, 0.0)],  # an even row: none apart
-    [(0.0, 0.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0)],  # a pile
-    [(0.0, 0.0), (100.0, 0.0)],  # too few to say
-    [(0.0, 0.0), (70.0, 0.0), (140.0, 0.0), (210.0, 0.0), (300.0, 0.0)],  # 90 against 70: not clearly
-])
-def test_no_starter_is_suggested_when_none_lies_clearly_apart(centres: list[tuple[float, float]]) -> None:
-    assert suggest_starter(centres) is None
+def test_the_card_lying_apart_is_preset_as_the_starter_and_the_api_names_it(client: FlaskClient) -> None:
+    photo = render_show(APART_SEED, harsh=False, apart=True)
+    starter = photo.cards[4]
+    api = client.post("/api/recognise", data=multipart({}, photo.jpeg_bytes(), "show.jpg"),
+                      content_type=f"multipart/form-data; boundary={BOUNDARY}").get_json()
+    assert sorted(c["card"] for c in api["cards"]) == sorted(photo.cards)
+    assert api["cards"][api["starter"]]["card"] == starter
+    assert all(isinstance(c["confidence"], float) for c in api["cards"])  # the numbers stay here
+    page = upload(client, photo.jpeg_bytes())  # the real recogniser, in the worker
+    assert cards_form(page)["starter"] == chip_of(page, starter)
+    label = Card.parse(starter).label
+    assert text_of(page, "starter-note") == STARTER_NOTE.format(label)
+    # Two taps from the photo to the count: choosing it, then "Count".
+    done = tap(client, page, op="done")
+    assert done.status_code == 303
+    hand, told = urlsplit(done.headers["Location"]).path.removeprefix("/hand/").split("/")
+    assert told == starter and sorted(hand.split("-")) == sorted(photo.cards[:4])
 
 
-@pytest.mark.parametrize("seed", [101, 202, 707])
-def test_the_synthetic_shows_starter_is_suggested_from_the_true_card_positions(seed: int) -> None:
-    photo = render_show(seed, harsh=False, size=(800, 600))
-    centres = [tuple(np.asarray(q, dtype=float).mean(axis=0)) for q in photo.quads]
-    assert suggest_starter(centres) == photo.starter_index
+def test_one_tap_changes_the_preset_starter(
+        client: FlaskClient, show_jpeg: bytes, truth_reader: None) -> None:
+    page = upload(client, show_jpeg)
+    assert cards_form(page)["starter"] == chip_of(page, "4C")
+    done = tap(client, page, op="done", starter=chip_of(page, "KC"))
+    hand, starter = urlsplit(done.headers["Location"]).path.removeprefix("/hand/").split("/")
+    assert starter == "KC" and sorted(hand.split("-")) == sorted(["9H", "TD", "4H", "4C"])
 
 
 # ------------------------------------------------------------------------------ the entry points
@@ -235,7 +241,7 @@ def test_the_cards_found_are_outlined_numbered_and_offered_as_chips(
     for status, points, number, label in marks:
         chip_name = chip_names(resp)[int(number) - 1]
         if status == "unsure":
-            assert re.search(rf'aria-label="Card {number}: {chip_name}, \d+%, check this card', body)
+            assert re.search(rf'aria-label="Card {number}: {chip_name}, check this card\. Tap', body)
         xy = np.array([[float(v) for v in p.split(",")] for p in points.split()])
         centre = tuple(xy.mean(axis=0))
         inside = [code for code, quad in zip(show.cards, show.quads, strict=True)
@@ -258,7 +264,7 @@ def test_the_cards_found_are_outlined_numbered_and_offered_as_chips(
         resp = tap(client, resp, op="drop_unsure")
     assert sorted(chip_names(resp)) == sorted(names(*SHOW_CARDS))
     assert cards_form(resp)["starter"] == chip_of(resp, "4C")
-    assert "Card 5 lies apart from the others" in (text_of(resp, "starter-note") or "")
+    assert text_of(resp, "starter-note") == STARTER_NOTE.format("4♣")
 
 
 def test_the_photo_is_decoded_and_read_in_a_worker_as_it_is_in_process(
@@ -434,8 +440,13 @@ def test_unsure_cards_stand_out(client: FlaskClient, show_jpeg: bytes, truth_rea
     body = unsure.get_data(as_text=True)
     assert body.count('class="photo-chip unsure') == 5 and body.count("check this card") >= 5
     assert "Check cards 1, 2, 3, 4 and 5: the photo was not clear enough" in notes(unsure)
+    assert body.count('<span class="chip-check">⚠</span>') == 5  # marked by a sign too, not by colour alone
     sure = _crafted(client, upload(client, show_jpeg), ["KC", "9H", "TD", "4H", "4C"], confidence=CHECK_BELOW)
-    assert "check this card" not in sure.get_data(as_text=True)
+    assert "check this card" not in sure.get_data(as_text=True) and "⚠" not in sure.get_data(as_text=True)
+    # Words, not percentages: the numbers stay in the API.
+    assert sure.get_data(as_text=True).count('<span class="chip-note" aria-hidden="true">sure</span>') == 5
+    assert 'aria-label="Card 1: king of clubs, sure. Tap to change it."' in sure.get_data(as_text=True)
+    assert "%" not in page_text(sure)
 
 
 @pytest.mark.parametrize("fields", [
@@ -571,10 +582,11 @@ def test_api_recognise_answers_as_the_cli_does(client: FlaskClient, show: Synthe
                        content_type=f"multipart/form-data; boundary={BOUNDARY}")  # the API is exempt
     assert resp.status_code == 200 and resp.mimetype == "application/json"
     data = resp.get_json()
-    assert set(data) == {"cards", "warnings"}
+    assert set(data) == {"cards", "warnings", "starter"}
     for d in data["cards"]:
         assert set(d) == {"card", "confidence", "corners"} and 0 <= d["confidence"] <= 1
     assert sorted(d["card"] for d in data["cards"]) == sorted(SHOW_CARDS)
+    assert data["cards"][data["starter"]]["card"] == "4C"  # lying apart from the hand
     for d in data["cards"]:
         if d["confidence"] < CHECK_BELOW:  # a card it doubts is named for the player to check
             assert any(d["card"] in warning and "not sure" in warning for warning in data["warnings"])

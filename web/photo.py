@@ -43,6 +43,7 @@ from scorer.errors import CardError
 from scorer.i18n import N_, _, digits, join_phrases, ngettext
 from vision import ImageError
 from vision.recognise import UNSURE_BELOW
+from vision.starter import lying_apart
 from web.api import decode_and_read_upload
 from web.count import SHOW_CARDS
 from web.discard import DiscardView
@@ -52,7 +53,7 @@ from web.matches import HAND_CARDS, Screen, load, require_writer
 
 __all__ = [
     "bp", "CHECK_BELOW", "Chip", "Flow", "Mark", "Outline", "PhotoFormError", "PhotoView", "Target",
-    "apply_action", "read_photo", "read_state", "read_target", "suggest_starter",
+    "apply_action", "read_photo", "read_state", "read_target",
 ]
 
 bp = Blueprint("photo", __name__)
@@ -65,12 +66,6 @@ DISPLAY_JPEG_QUALITY = 75
 CHECK_BELOW = UNSURE_BELOW
 """Chips less sure than this say "check this card": the recogniser's own threshold, under which
 it also warns."""
-APART_RATIO = 1.3
-"""The starter is suggested only when its nearest neighbour is at least this many times as far
-away as any other card's: otherwise no card clearly lies apart, and the player chooses. On 400
-synthetic shows (``render_show`` seeds 1000-1399, true card centres) this suggests a starter for
-74% and is wrong for 0.75%; the distance from the others' centroid, at its best ratio, suggests
-one for only half."""
 MAX_OUTLINES = 52
 """Most outlines a correction form may carry: one deck."""
 MAX_OUTLINES_TEXT = 8192
@@ -276,11 +271,11 @@ class PhotoView:
         return self.outlines[chip.outline].confidence
 
     def note(self, chip: Chip) -> str:
-        """The chip's small print: its confidence, or how it got there."""
+        """The chip's small print: how sure the recogniser is, in words, or how the card got there."""
         confidence = self.confidence(chip)
         if confidence is not None:
-            # TRANSLATORS: the recogniser's confidence in a card read from the photo, e.g. "97%".
-            return _("%(percent)s%%", percent=digits(math.floor(confidence * 100)))
+            # TRANSLATORS: a card's small print on the photo page: the recogniser is sure of it, or it is not.
+            return _("check this card") if confidence < CHECK_BELOW else _("sure")
         # TRANSLATORS: a card's small print on the photo page: the player added it from the picker.
         return _("added") if chip.outline is None else _("changed")
 
@@ -397,8 +392,9 @@ class PhotoView:
         if self.starter is None:
             return _(_PICK_STARTER)
         if self.starter == self.suggested_starter():
-            return _("Card %(number)s lies apart from the others, so it is marked as the starter: "
-                     "tap another if that is wrong.", number=digits(self.starter + 1))
+            # TRANSLATORS: %(card)s is a card such as 5♦; "Starter" is the button under each card.
+            return _("%(card)s lies apart: the starter? If not, tap “Starter” under the right card.",
+                     card=self.chips[self.starter].card.label)
         return None
 
     def suggested_starter(self) -> int | None:
@@ -408,7 +404,7 @@ class PhotoView:
         outlines = [chip.outline for chip in self.chips]
         if any(o is None for o in outlines):
             return None
-        return suggest_starter([self.outlines[cast(int, o)].centre for o in outlines])
+        return lying_apart([self.outlines[cast(int, o)].corners for o in outlines])
 
     @property
     def marks(self) -> list[Mark]:
@@ -448,27 +444,6 @@ class PhotoView:
 
 
 # ------------------------------------------------------------------------------ pure helpers
-
-
-def suggest_starter(centres: Sequence[Point]) -> int | None:
-    """The index of the card lying apart from the others, or None when none clearly does.
-
-    Each card's distance to its nearest neighbour: the card whose nearest neighbour is farthest
-    lies apart, if that gap is at least ``APART_RATIO`` times the next card's. (Hand cards lie in
-    a row or a block, close together; the distance from the others' centroid cannot tell the
-    starter from the end card of a row that the starter lies beside.)
-    """
-    if len(centres) < 3:
-        return None
-    points = np.asarray(centres, dtype=np.float64)
-    distance = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2)
-    np.fill_diagonal(distance, np.inf)
-    nearest = distance.min(axis=1)
-    order = np.argsort(nearest, kind="stable")[::-1]
-    far, next_far = float(nearest[order[0]]), float(nearest[order[1]])
-    if far == 0 or far < APART_RATIO * next_far:
-        return None
-    return int(order[0])
 
 
 def encode_outlines(outlines: Sequence[Outline]) -> str:
@@ -599,10 +574,13 @@ def read_photo(data: bytes, target: Target, filename: str | None = None) -> Phot
         for d in result.cards
     ]
     # Number the cards as they lie, left to right, so chip 1 is the leftmost outline.
-    outlines.sort(key=lambda o: o.centre)
+    order = sorted(range(len(outlines)), key=lambda i: outlines[i].centre)
+    outlines = [outlines[i] for i in order]
     chips = tuple(Chip(o.card, i) for i, o in enumerate(outlines) if o.card != target.starter)
     view = PhotoView(target, tuple(outlines), size, chips, photo=photo, warnings=tuple(result.warnings))
-    return replace(view, starter=view.suggested_starter())
+    # The recogniser's card lying apart is preset as the starter (one tap on another changes it).
+    starter = order.index(result.starter) if result.starter is not None and target.picks_starter else None
+    return replace(view, starter=starter)
 
 
 def read_state(form: Mapping[str, str], target: Target) -> PhotoView:
