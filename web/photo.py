@@ -8,6 +8,11 @@ each chip, preset to the card lying apart. Finishing redirects to the typed flow
 (``/hand/<4 cards>/<starter>``, ``/discard?cards=...``, ``/m/<token>?cards=...``), so the count is
 exactly the typed one.
 
+``static/js/photo.js`` shrinks a large photo in the browser before sending it (1600 px on the
+long side, JPEG, the EXIF orientation applied to the pixels: a 12 MP photo goes up as a few
+hundred kB instead of a few MB); the cards read are the same (tests/test_photo_shrink.py), since
+the server reads at 1280 px anyway. Forms without JavaScript and the API send the original.
+
 The server keeps no photo. The upload is decoded once, at the recogniser's working size, and read
 from that array, both in one worker process with memory and CPU limits
 (``web.api.decode_and_read_upload``: a file that declares a huge image, costs minutes to decode or

@@ -14,11 +14,14 @@ the starter. Totals worked by hand from docs/RULES.md:
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pillow_heif
 import pytest
+from PIL import Image
 from playwright.sync_api import Browser, FilePayload, Page, Route, expect
 
 from vision.synth import render_show
@@ -182,3 +185,69 @@ def test_a_photo_over_15_mb_is_refused_before_it_is_sent(new_phone: Callable[[],
     expect(page.locator("#photo-error")).to_contain_text("That photo is too large (16 MB)")
     expect(page.locator("#photo-error")).to_contain_text("the most the server takes is 15 MB")
     assert sent == []
+
+
+LARGE_SEED = 8_300_001
+"""``render_show(LARGE_SEED, size=(4032, 3024), apart=True)``: the hand 9♠ 7♠ 4♦ Q♠ with the 4♥
+lying apart, a 12 MP phone photo. Worked by hand: 7+4+4 is the one fifteen (2; 9+4+4 is 17, and
+no two cards make 15), the fours a pair (2); no run (7 and 9 want the 8), no flush (the 4♦ is no
+spade), no jack: 4."""
+UPLINK_BYTES_S = 20_000_000 / 8
+"""A 20 Mbit/s uplink: a phone on the table's Wi-Fi."""
+
+
+@pytest.fixture(scope="module")
+def large_photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 12 MP show as a phone's JPEG file (a few MB)."""
+    photo = render_show(LARGE_SEED, size=(4032, 3024), harsh=False, apart=True)
+    assert photo.cards == ("9S", "7S", "4D", "QS", "4H")
+    path = tmp_path_factory.mktemp("photo") / "large.jpg"
+    path.write_bytes(photo.jpeg_bytes())
+    return path
+
+
+def test_a_12_mp_photo_is_shrunk_before_it_is_sent(new_phone: Callable[[], Page], large_photo: Path) -> None:
+    page = new_phone()
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 10,
+                                                  "uploadThroughput": UPLINK_BYTES_S,
+                                                  "downloadThroughput": UPLINK_BYTES_S})
+    page.goto("/")
+    original = large_photo.stat().st_size
+    started = time.perf_counter()
+    with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/photo")) as sent:
+        page.set_input_files("#photo-file", str(large_photo))
+    expect(page.locator("#photo-chips")).to_be_visible(timeout=READ_S)
+    # Shrunk in the browser: a JPEG of 1600 px on the long side, a few hundred kB. (Playwright does
+    # not hand out a multipart body holding a file: its length is in the request's header.)
+    body = int(sent.value.all_headers()["content-length"])
+    assert original > 2_000_000 and 50_000 < body < 700_000, (original, body)
+    expect(page.locator("#photo-chips > li")).to_have_count(5)
+    expect(page.locator(f"{chip(page, 'four of hearts')} input[name=starter]")).to_be_checked()
+    expect(page.locator("#starter-note")).to_have_text(
+        "4♥ lies apart: the starter? If not, tap “Starter” under the right card.")
+    expect(page.locator(".chip-note")).to_have_text(["sure"] * 5)
+    page.get_by_role("button", name="Count", exact=True).tap()  # the second tap
+    expect(page.locator("#count-total")).to_have_text("4", timeout=READ_S)
+    print(f"\n12 MP photo ({original / 1e6:.1f} MB) sent as {body / 1e3:.0f} kB; file chosen to total "
+          f"over a 20 Mbit/s uplink: {time.perf_counter() - started:.2f} s")
+    assert page.url.rsplit("/", 1)[1] == "4H"
+    assert sorted(page.url.rsplit("/", 2)[1].split("-")) == ["4D", "7S", "9S", "QS"]
+
+
+def test_a_photo_the_browser_cannot_decode_goes_up_whole(new_phone: Callable[[], Page], large_photo: Path,
+                                                         tmp_path: Path) -> None:
+    # An iPhone's HEIC: Chromium cannot decode it (createImageBitmap fails), so photo.js sends the
+    # file as it is, for the server to decode.
+    pillow_heif.register_heif_opener()
+    heic = tmp_path / "large.heic"
+    with Image.open(large_photo) as photo:
+        photo.resize((2400, 1800), Image.Resampling.LANCZOS).save(heic, format="HEIF", quality=80)
+    page = new_phone()
+    page.goto("/")
+    with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/photo")) as sent:
+        page.set_input_files("#photo-file", str(heic))
+    expect(page.locator("#photo-panel")).to_be_visible(timeout=READ_S)  # the server's answer
+    # The whole file went up: a photo over 1600 px that the browser could decode goes up shrunk.
+    assert int(sent.value.all_headers()["content-length"]) > heic.stat().st_size
