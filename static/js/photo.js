@@ -36,12 +36,17 @@
     }).catch(function () { return file; });
   }
 
+  // The shrunk file this script put in the input: a browser that calls that a change must not
+  // send it a second time.
+  var placed = null;
+
   // Put `file` in the input in place of the chosen one (the form sends the input's files).
   function replaceFile(input, file) {
     if (file === input.files[0]) { return; }
     try {
       var transfer = new DataTransfer();
       transfer.items.add(file);
+      placed = file;
       input.files = transfer.files;
     } catch (e) { /* the original stays and goes up */ }
   }
@@ -82,7 +87,7 @@
     var input = event.target;
     if (!input.classList || !input.classList.contains("photo-file") || !input.form) { return; }
     var file = input.files && input.files[0];
-    if (!file) { return; }
+    if (!file || file === placed) { return; }
     var form = input.form;
     say("");
     busy(true);

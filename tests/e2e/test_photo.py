@@ -214,6 +214,8 @@ def test_a_12_mp_photo_is_shrunk_before_it_is_sent(new_phone: Callable[[], Page]
                                                   "uploadThroughput": UPLINK_BYTES_S,
                                                   "downloadThroughput": UPLINK_BYTES_S})
     page.goto("/")
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
     original = large_photo.stat().st_size
     started = time.perf_counter()
     with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/photo")) as sent:
@@ -232,6 +234,7 @@ def test_a_12_mp_photo_is_shrunk_before_it_is_sent(new_phone: Callable[[], Page]
     expect(page.locator("#count-total")).to_have_text("4", timeout=READ_S)
     print(f"\n12 MP photo ({original / 1e6:.1f} MB) sent as {body / 1e3:.0f} kB; file chosen to total "
           f"over a 20 Mbit/s uplink: {time.perf_counter() - started:.2f} s")
+    assert len([url for url in posts if url.endswith("/photo")]) == 1  # sent once, the shrunk file
     assert page.url.rsplit("/", 1)[1] == "4H"
     assert sorted(page.url.rsplit("/", 2)[1].split("-")) == ["4D", "7S", "9S", "QS"]
 
