@@ -74,7 +74,8 @@ threshold (0.95), under which it also warns. Its confidence is calibrated (the p
 the card is there and is that card); on 198 generated development shows (seeds 8,200,001 on,
 typical camera, starter apart or not) the cards reported at 0.95 or more were right 971 times in
 975 (99.6 %), those from 0.7 to 0.95 only 5 times in 8: below it a card is worth a look, above it
-one in 250 is wrong."""
+one in 250 is wrong. On the labelled photos in ../shared/cards 412 cards read say "sure" and 24
+"check this card"."""
 MAX_OUTLINES = 52
 """Most outlines a correction form may carry: one deck."""
 MAX_OUTLINES_TEXT = 8192
