@@ -10,7 +10,8 @@ unknown match and 409 for a stale append, which also carries the fresh state. Th
 exempt from CSRF: it takes no cookies' word for anything, only JSON bodies, which a cross-site form
 cannot send. ``POST /api/recognise`` takes a multipart photo instead and answers with the
 recogniser's own JSON (as ``python -m vision PHOTO --json``); both photo routes decode and read
-the upload in a limited worker process (`decode_and_read_upload`).
+the upload in a limited worker process (`decode_and_read_upload`). ``POST /api/recognise/frame``
+is the same for a live camera's frames, a few a second, under its own rate limit.
 """
 
 from __future__ import annotations
@@ -262,3 +263,10 @@ def recognise_upload() -> Response:
     except ImageError as e:
         return json_error(400, " ".join(str(e).split()))
     return current_app.response_class(result.to_json(), mimetype="application/json")
+
+
+@bp.post("/recognise/frame", endpoint="recognise_frame")
+def recognise_frame() -> Response:
+    """A live camera's frame (multipart ``image``, a small JPEG) → the same JSON as ``/api/recognise``,
+    under a rate of its own (a few a second) and a smaller body limit (``web.limits``)."""
+    return recognise_upload()

@@ -37,7 +37,8 @@ from web.errors import json_error, render_error, wants_json
 from web.i18n import language
 
 __all__ = [
-    "FORM_BODY_MAX_BYTES", "JSON_BODY_MAX_BYTES", "PHOTO_BODY_MAX_BYTES", "PHOTO_ENDPOINTS", "init_app",
+    "FORM_BODY_MAX_BYTES", "JSON_BODY_MAX_BYTES", "PHOTO_BODY_MAX_BYTES", "PHOTO_ENDPOINTS",
+    "FRAME_BODY_MAX_BYTES", "FRAME_ENDPOINTS", "init_app",
     "limit_routes", "rate_words", "trusted_hosts",
 ]
 
@@ -49,7 +50,15 @@ FORM_BODY_MAX_BYTES = 256 * 1024
 """Largest page form (256 KiB): the biggest, a photo correction with 52 outlines, is about 10 kB."""
 PHOTO_ENDPOINTS = frozenset({"photo.upload", "api.recognise"})
 """The routes that take a photo upload."""
-JSON_ENDPOINTS_EXEMPT = PHOTO_ENDPOINTS
+FRAME_ENDPOINTS = frozenset({"api.recognise_frame"})
+"""The route that takes a live camera's frames (``static/js/camera.js``)."""
+FRAME_BODY_MAX_BYTES = 2 * 1024 * 1024
+"""Largest camera frame (2 MiB): the page sends 1280 px JPEGs of about 100-300 kB."""
+FRAME_LIMIT = "240 per minute"
+"""Camera frames one client address may have read: the page sends one at a time, a few a second,
+each a small JPEG (about 1 s of a decoder's CPU on the 2-core test machine, most of it the worker's
+start); the photo limit (30 a minute) would stop the camera after ten seconds."""
+JSON_ENDPOINTS_EXEMPT = PHOTO_ENDPOINTS | FRAME_ENDPOINTS
 """API routes that take something other than a JSON body (``/api/recognise`` is multipart)."""
 
 MATCH_CREATION_LIMIT = "20 per minute; 200 per day"
@@ -107,6 +116,8 @@ def body_limit(endpoint: str | None) -> int:
     """The largest body ``endpoint`` takes, in bytes (never more than ``MAX_CONTENT_LENGTH``)."""
     if endpoint in PHOTO_ENDPOINTS:
         limit = PHOTO_BODY_MAX_BYTES
+    elif endpoint in FRAME_ENDPOINTS:
+        limit = FRAME_BODY_MAX_BYTES
     elif endpoint in IMPORT_ENDPOINTS:
         limit = IMPORT_BODY_MAX_BYTES
     elif endpoint and endpoint.startswith("api."):
@@ -133,7 +144,7 @@ def _size(limit: int) -> str:
 
 def _too_large(err: RequestEntityTooLarge) -> Response | tuple[str, int]:
     size = _size(body_limit(request.endpoint))
-    photo = request.endpoint in PHOTO_ENDPOINTS
+    photo = request.endpoint in PHOTO_ENDPOINTS or request.endpoint in FRAME_ENDPOINTS
     if wants_json():
         if photo:
             return json_error(413, _("photo too large: the most the server takes is %(size)s", size=size))
@@ -179,8 +190,9 @@ _malloc_trim = _load_libc_trim()
 def _give_memory_back(resp: Response) -> Response:
     # Reading a photo's cards takes tens of MiB of short-lived arrays in the serving thread's own
     # malloc arena, which glibc keeps after they are freed: hand the free pages back, so the
-    # server returns to its idle memory after every photo (about 1 ms).
-    if request.endpoint in PHOTO_ENDPOINTS and _malloc_trim is not None:
+    # server returns to its idle memory after every photo or camera frame (about 1 ms).
+    reads = request.endpoint in PHOTO_ENDPOINTS or request.endpoint in FRAME_ENDPOINTS
+    if reads and _malloc_trim is not None:
         _malloc_trim(0)
     return resp
 
@@ -230,7 +242,8 @@ def init_app(app: Flask) -> None:
 
 def limit_routes(app: Flask) -> None:
     """Rate-limit match creation and photo reading by endpoint (``RATELIMIT_ENABLED`` false turns
-    it off; ``MUGGINS_RATE_MATCHES`` and ``MUGGINS_RATE_PHOTOS`` change the limits)."""
+    it off; ``MUGGINS_RATE_MATCHES``, ``MUGGINS_RATE_PHOTOS`` and ``MUGGINS_RATE_FRAMES`` change the
+    limits)."""
     app.config.setdefault("RATELIMIT_STORAGE_URI", "memory://")
     # Per client address, as the WSGI server sees it (or X-Forwarded-For behind MUGGINS_PROXIES).
     limiter = Limiter(key_func=get_remote_address, strategy="fixed-window")
@@ -239,6 +252,7 @@ def limit_routes(app: Flask) -> None:
     matches = app.config.get("MUGGINS_RATE_MATCHES", MATCH_CREATION_LIMIT)
     photos = app.config.get("MUGGINS_RATE_PHOTOS", PHOTO_LIMIT)
     groups = app.config.get("MUGGINS_RATE_GROUPS", GROUP_CREATION_LIMIT)
+    frames = app.config.get("MUGGINS_RATE_FRAMES", FRAME_LIMIT)
     _limit_views(app, limiter, MATCH_CREATION_ENDPOINTS, "new-match", matches,
                  lambda: _("too many new matches from this device (the limit is %(limit)s): wait a minute, "
                            "or keep scoring the match already open", limit=rate_words(matches)))
@@ -248,3 +262,6 @@ def limit_routes(app: Flask) -> None:
     _limit_views(app, limiter, PHOTO_ENDPOINTS, "photo", photos,
                  lambda: _("too many photos from this device (the limit is %(limit)s): wait a minute, "
                            "or type the cards", limit=rate_words(photos)))
+    _limit_views(app, limiter, FRAME_ENDPOINTS, "frame", frames,
+                 lambda: _("too many camera frames from this device (the limit is %(limit)s): wait a minute, "
+                           "or take a photo", limit=rate_words(frames)))
