@@ -600,6 +600,24 @@ def test_api_recognise_answers_as_the_cli_does(client: FlaskClient, show: Synthe
     assert json.loads(cli.stdout) == data
 
 
+def test_an_iphone_heic_reads_as_its_jpeg_does(client: FlaskClient, show: SyntheticPhoto,
+                                               show_jpeg: bytes) -> None:
+    # An iPhone stores HEIC. Decoding HEVC once took a malloc arena (64 MiB of address space) of
+    # the photo worker's budget, and every HEIC upload was refused as "too large or too complex".
+    import pillow_heif
+
+    heic = io.BytesIO()
+    with Image.open(io.BytesIO(show_jpeg)) as photo:
+        pillow_heif.from_pillow(photo.convert("RGB")).save(heic, quality=90)
+    answers = []
+    for data, name in ((heic.getvalue(), "show.heic"), (show_jpeg, "show.jpg")):
+        resp = client.post("/api/recognise", data=multipart({}, data, name),
+                           content_type=f"multipart/form-data; boundary={BOUNDARY}")
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        answers.append(sorted(d["card"] for d in resp.get_json()["cards"]))
+    assert answers[0] == answers[1] == sorted(SHOW_CARDS)
+
+
 @pytest.mark.parametrize(("what", "data", "message"), BAD_IMAGES, ids=[b[0] for b in BAD_IMAGES])
 def test_api_recognise_refuses_bad_images_with_400(client: FlaskClient, what: str, data: bytes,
                                                    message: str) -> None:
