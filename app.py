@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import resource
 import secrets
 import socket
 from collections.abc import Mapping
@@ -21,7 +20,7 @@ from typing import Any
 
 from flask import Flask
 
-from web import api, count, discard, errors, groups, http, i18n, limits, matches, peg, photo, present
+from web import api, count, errors, groups, http, i18n, limits, matches, peg, present
 from web.csrf import csrf
 from web.storage import init_store
 
@@ -60,7 +59,13 @@ def create_app(test_config: Mapping[str, Any] | None = None, instance_path: str 
 
     ``instance_path`` overrides the instance folder (``instance/`` beside this file), where the
     secret key, an optional ``config.py`` and the default SQLite store live.
+
+    With ``MUGGINS_OFFLINE`` true in ``test_config`` it is the phone's own app (run by Pyodide in a
+    Web Worker, docs/DESIGN.md "Offline"): no CSRF (the app is local to the phone), no rate limits,
+    and the photo and throw-advisor pages answer that they need the server, so nothing on this path
+    imports numpy, OpenCV or Pillow, which the browser does not have.
     """
+    offline = bool((test_config or {}).get("MUGGINS_OFFLINE"))
     app = Flask(__name__, instance_relative_config=True, instance_path=instance_path)
     instance = Path(app.instance_path)
     app.config.from_mapping(
@@ -77,6 +82,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, instance_path: str 
         SESSION_COOKIE_HTTPONLY=True,
         WTF_CSRF_TIME_LIMIT=None,  # a match can last an evening; the token lives as long as the session
         MUGGINS_PHOTO_READER=api.PHOTO_READER,  # what a photo worker runs on the decoded pixels
+        MUGGINS_OFFLINE=False,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -87,6 +93,10 @@ def create_app(test_config: Mapping[str, Any] | None = None, instance_path: str 
     instance.mkdir(parents=True, exist_ok=True)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _load_or_create_secret(instance / SECRET_KEY_FILE)
+
+    if offline:
+        # One player's own phone: no other site can post to it, and nobody to rate-limit.
+        app.config.update(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=False)
 
     if test_config is None and os.environ.get("RATELIMIT_STORAGE_URI"):
         app.config["RATELIMIT_STORAGE_URI"] = os.environ["RATELIMIT_STORAGE_URI"]
@@ -101,7 +111,13 @@ def create_app(test_config: Mapping[str, Any] | None = None, instance_path: str 
     i18n.init_app(app)
     present.init_app(app)
     errors.init_app(app)
-    for bp in (count.bp, peg.bp, discard.bp, matches.bp, groups.bp, photo.bp, api.bp, i18n.bp,
+    if offline:
+        # The same endpoints (templates link to them), answering that they need the server.
+        from web.server_only import discard_bp, photo_bp
+    else:
+        from web.discard import bp as discard_bp
+        from web.photo import bp as photo_bp
+    for bp in (count.bp, peg.bp, discard_bp, matches.bp, groups.bp, photo_bp, api.bp, i18n.bp,
                http.assets):
         app.register_blueprint(bp)
     csrf.exempt(api.bp)
@@ -231,6 +247,8 @@ def serve(app: Flask, host: str, port: int) -> None:
 
 def _raise_open_file_limit(wanted: int) -> None:
     """Let this process hold ``wanted`` sockets and files, as far as the hard limit allows."""
+    import resource  # POSIX only: the phone's Python (Pyodide) has none, and never serves
+
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
     if soft != resource.RLIM_INFINITY and soft < target:

@@ -18,25 +18,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, current_app, jsonify, make_response, request, url_for
 from werkzeug.wrappers import Response
 
 from scorer import i18n
-from scorer.discard import advise
 from scorer.i18n import _, digits
 from scorer.match import Match, new_settings_json
 from scorer.pegging import score_pegging
 from scorer.rulings import show_answer
 from store import KeyReused, StaleAppend
-from vision import ImageError, Recognition
-from vision.io import LoadedImage, ReaderSpec, decode_and_read
 from web.errors import json_error
 from web.forms import whole_number
 from web.i18n import use_language
 from web.matches import current, load, public_url, require_writer, resolve, store_event
 from web.storage import get_store
+
+if TYPE_CHECKING:
+    from vision import Recognition
+    from vision.io import LoadedImage
+
+# scorer.discard (numpy) and vision (numpy, OpenCV, Pillow) are imported where they are used: the
+# phone's offline app (``MUGGINS_OFFLINE``) imports this module, and the browser has none of them.
 
 __all__ = ["PHOTO_READER", "bp", "decode_and_read_upload", "read_upload"]
 
@@ -128,6 +132,11 @@ def peg() -> Response:
 def discard() -> Response:
     """``{"cards": "5H 5C 5S JD 2C 9D", "players": 2, "dealer": true}`` → every throw, best first."""
     data = body()
+    if current_app.config["MUGGINS_OFFLINE"]:
+        return json_error(503, _("the throw advisor needs the Muggins server; this phone is working on its "
+                                 "own"))
+    from scorer.discard import advise
+
     cards = field(data, "cards", (str, list), '"cards": "5H 5C 5S JD 2C 9D"')
     players = field(data, "players", int, '"players": 2', default=2, required=False)
     dealer = field(data, "dealer", bool, '"dealer": true', default=False, required=False)
@@ -234,6 +243,9 @@ def decode_and_read_upload(data: bytes, where: str = "upload") -> tuple[LoadedIm
     """An uploaded photo decoded at working size and read, both in one limited worker process
     (``vision.io.decode_and_read``) by the app's ``MUGGINS_PHOTO_READER``; the reading's corners
     are in the working-size pixels. ImageError if the photo is refused or too costly to read."""
+    from vision import Recognition
+    from vision.io import ReaderSpec, decode_and_read
+
     reader: ReaderSpec = current_app.config.get("MUGGINS_PHOTO_READER", PHOTO_READER)
     loaded, result = decode_and_read(data, reader, where=where)
     if not isinstance(result, Recognition):
@@ -255,6 +267,11 @@ def read_upload(data: bytes) -> Recognition:
 @bp.post("/recognise", endpoint="recognise")
 def recognise_upload() -> Response:
     """Multipart field ``image`` → the recogniser's JSON, as ``python -m vision PHOTO --json``."""
+    if current_app.config["MUGGINS_OFFLINE"]:
+        return json_error(503, _("reading a photo needs the Muggins server; this phone is working on its "
+                                 "own"))
+    from vision import ImageError
+
     upload_file = request.files.get("image")
     if upload_file is None:
         return json_error(400, _("missing 'image': send the photo as the multipart form field named image"))

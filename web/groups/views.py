@@ -12,7 +12,17 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 import segno
-from flask import Blueprint, abort, make_response, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from werkzeug.wrappers import Response
 
 from scorer.cards import Card, parse_cards
@@ -21,7 +31,6 @@ from scorer.i18n import N_, _, digits, ngettext
 from scorer.match import Match
 from scorer.records import GroupRecords, race
 from scorer.rules import PRESETS, TARGETS, preset
-from scorer.tables import distribution
 from store import GroupNotFound, GroupRecord, InvalidRecord, MatchRecord
 from web.charts import bar_chart, decimal, line_chart, local_digits
 from web.groups.core import (
@@ -192,12 +201,16 @@ def _sentence(text: str) -> str:
 @lru_cache(maxsize=1)
 def _chance() -> tuple[float, ...]:
     """The share of the 12,994,800 deals that count each total as a hand (scorer.tables)."""
+    from scorer.tables import distribution  # numpy: the phone's offline app has none
+
     d = distribution(crib=False)
     return tuple(d.counts.get(t, 0) / d.deals for t in SHOW_TOTALS)
 
 
 def chance_chart(records: GroupRecords, name: str) -> str:
     """A player's hand totals as shares of their hands, beside the exact shares over every deal."""
+    from scorer.tables import distribution  # numpy: the phone's offline app has none
+
     player = records.player(name)
     totals = player.tally.show_totals if player is not None else {}
     hands = sum(totals.values())
@@ -320,7 +333,9 @@ def _page(view: GroupView, token: str, errors: dict[str, str], status: int = 200
         g=view.group,
         records=records,
         chosen=chosen,
-        chance_svg=chance_chart(records, chosen) if chosen else None,
+        # The exact chances come from numpy's tables, which the phone's offline app lacks.
+        chance_svg=(chance_chart(records, chosen) if chosen and not current_app.config["MUGGINS_OFFLINE"]
+                    else None),
         wins_svg=wins_chart(records) if records.games else None,
         race_svg=race_chart(picked[1], picked[2]) if picked else None,
         race_pick=(picked[0].viewer_id, picked[2]) if picked else None,
