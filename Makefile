@@ -8,7 +8,9 @@ BIN    := $(VENV)/bin
 LANGS := hi mr tg
 CATALOGUES := $(foreach l,$(LANGS),translations/$(l)/LC_MESSAGES/messages.mo)
 
-setup: $(VENV)/.installed node_modules/.installed $(CATALOGUES)
+OFFLINE_BUNDLE := build/offline/bundle.json
+
+setup: $(VENV)/.installed node_modules/.installed $(CATALOGUES) $(OFFLINE_BUNDLE)
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +24,13 @@ node_modules/.installed: package.json package-lock.json
 # Compiled catalogues are build output: made from the .po files kept in git.
 translations/%/LC_MESSAGES/messages.mo: translations/%/LC_MESSAGES/messages.po $(VENV)/.installed
 	$(BIN)/pybabel compile --statistics -l $* -i $< -o $@
+
+# The phone's offline bundle (Pyodide from node_modules, the app's Python as a zip): rebuilt when
+# anything it holds changes (scripts/build_offline.py; docs/DESIGN.md "Offline").
+OFFLINE_SOURCES := $(shell find scorer web templates migrations static -type f -not -path '*/__pycache__/*' 2>/dev/null)
+$(OFFLINE_BUNDLE): $(VENV)/.installed node_modules/.installed $(CATALOGUES) $(OFFLINE_SOURCES) app.py store.py \
+		scripts/build_offline.py
+	$(BIN)/python scripts/build_offline.py
 
 # After changing any message: extract them all again and merge into each language's .po file.
 catalogues: $(VENV)/.installed

@@ -20,7 +20,7 @@ from typing import Any
 
 from flask import Flask
 
-from web import api, count, errors, groups, http, i18n, limits, matches, peg, present
+from web import api, bundle, count, errors, groups, http, i18n, limits, matches, peg, present
 from web.csrf import csrf
 from web.storage import init_store
 
@@ -111,6 +111,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, instance_path: str 
     i18n.init_app(app)
     present.init_app(app)
     errors.init_app(app)
+    bundle.init_app(app)
     if offline:
         # The same endpoints (templates link to them), answering that they need the server.
         from web.server_only import discard_bp, photo_bp
@@ -118,7 +119,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, instance_path: str 
         from web.discard import bp as discard_bp
         from web.photo import bp as photo_bp
     for bp in (count.bp, peg.bp, discard_bp, matches.bp, groups.bp, photo_bp, api.bp, i18n.bp,
-               http.assets):
+               http.assets, bundle.bp):
         app.register_blueprint(bp)
     csrf.exempt(api.bp)
     limits.limit_routes(app)

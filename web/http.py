@@ -34,6 +34,10 @@ CONTENT_SECURITY_POLICY = "; ".join((
 ))
 """No inline script or style anywhere: every script and stylesheet is a file under static/."""
 
+WORKER_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace(
+    "script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")
+"""The phone's engine worker compiles Pyodide's WebAssembly (docs/DESIGN.md "Offline"); nothing else may."""
+
 VENDOR_MAX_AGE_S = 24 * 60 * 60
 """How long phones may cache htmx and nosleep.js (a day): they change only with package.json."""
 
@@ -81,7 +85,9 @@ def nosleep() -> Response:
 
 
 def _security_headers(resp: Response) -> Response:
-    resp.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    worker = request.path.endswith(".worker.mjs")
+    resp.headers.setdefault("Content-Security-Policy", WORKER_CONTENT_SECURITY_POLICY if worker
+                            else CONTENT_SECURITY_POLICY)
     resp.headers.setdefault("X-Content-Type-Options", "nosniff")
     resp.headers.setdefault("Referrer-Policy", "no-referrer")
     resp.headers.setdefault("X-Frame-Options", "DENY")
@@ -98,6 +104,7 @@ def init_app(app: Flask) -> None:
     # Globals, not context: macros imported by templates see them too.
     app.jinja_env.globals["picker_suits"] = [(s, [c for c in DECK if c.suit is s]) for s in Suit]
     app.jinja_env.globals["poll_seconds"] = app.config["POLL_SECONDS"]
-    for name in ("HTMX_JS", "NOSLEEP_JS"):
+    # The phone's offline app never serves them: its service worker answers from its cache.
+    for name in () if app.config.get("MUGGINS_OFFLINE") else ("HTMX_JS", "NOSLEEP_JS"):
         if not Path(app.config[name]).is_file():
             app.logger.warning("%s not found: run `npm ci` (pages still work without it)", app.config[name])

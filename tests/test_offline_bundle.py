@@ -1,0 +1,127 @@
+"""The offline bundle (scripts/build_offline.py), how the app serves it, and the bridge the worker calls.
+
+The bundle's zip is run in a fresh interpreter that sees only the standard library and the zip: the
+phone's Python has nothing else, so whatever the offline app imports must be in it. The bridge
+(`web.offline`) is plain Python: here it runs in CPython, and the browser test
+(tests/e2e/test_offline_engine.py) runs it in Pyodide.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+from web_fixtures import make_app
+
+from web import offline
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import build_offline
+
+BODY = {"hand": "5H 5C 5S JD", "starter": "5D"}
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("bundle") / "offline"
+    build_offline.build(out)
+    return out
+
+
+@pytest.fixture()
+def server(tmp_path: Path, bundle: Path) -> FlaskClient:
+    return make_app(tmp_path, MUGGINS_OFFLINE_BUNDLE=str(bundle)).test_client()
+
+
+def _manifest(bundle: Path) -> dict[str, object]:
+    data: dict[str, object] = json.loads((bundle / "bundle.json").read_text())
+    return data
+
+
+def test_the_zip_holds_the_app_and_only_pure_python(bundle: Path) -> None:
+    app_url = str(_manifest(bundle)["files"]["app"])  # type: ignore[index]
+    names = zipfile.ZipFile(bundle / app_url.removeprefix("/offline/")).namelist()
+    assert {"app.py", "store.py", "web/offline.py", "templates/base.html", "scorer/show.py",
+            "translations/mr/LC_MESSAGES/messages.mo", "flask/app.py", "sqlalchemy/engine/base.py",
+            "icu_rbnf.py"} <= set(names)
+    assert not [n for n in names if n.endswith((".so", ".pyc"))]
+    assert "scorer/tables.py" not in names and "web/photo.py" not in names
+    locales = {Path(n).stem for n in names if n.startswith("babel/locale-data/")}
+    assert {"root", "en", "hi", "mr", "tg"} <= locales and "fr" not in locales
+
+
+def test_the_zip_alone_runs_the_offline_app(bundle: Path, tmp_path: Path) -> None:
+    """A Python with no site-packages (``-S``) and the zip's files answers the count in every language."""
+    app_url = str(_manifest(bundle)["files"]["app"])  # type: ignore[index]
+    site = tmp_path / "site"
+    zipfile.ZipFile(bundle / app_url.removeprefix("/offline/")).extractall(site)
+    script = f"""
+import json, sys
+sys.path.insert(0, {str(site)!r})
+from web import offline
+offline.boot({str(tmp_path / 'data' / 'phone.db')!r}, {str(tmp_path / 'data' / 'instance')!r})
+out = []
+for lang in ("en", "hi", "mr", "tg"):
+    body = json.dumps({{**{BODY!r}, "lang": lang}}).encode()
+    r = offline.handle("POST", "/api/score", json.dumps([["Content-Type", "application/json"]]), body)
+    out.append(r["body"].decode())
+print(json.dumps(out))
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("numpy", "cv2", "PIL")))
+"""
+    run = subprocess.run([sys.executable, "-S", "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                         check=True)
+    answers, modules = run.stdout.strip().splitlines()[-2:]
+    assert modules == "[]"
+    client = make_app(tmp_path).test_client()
+    expected = [client.post("/api/score", json={**BODY, "lang": lang}).get_data(as_text=True)
+                for lang in ("en", "hi", "mr", "tg")]
+    assert json.loads(answers) == expected
+    assert "उनतीस" in json.loads(expected[1])["spoken"]  # ICU's Hindi 29, from the zip's table
+
+
+def test_big_files_go_gzipped_to_clients_that_take_gzip(server: FlaskClient, bundle: Path) -> None:
+    precache = list(_manifest(bundle)["precache"])  # type: ignore[call-overload]
+    wasm = next(u for u in precache if u.endswith("pyodide.asm.wasm"))
+    plain = server.get(wasm, headers={"Accept-Encoding": "identity"})
+    packed = server.get(wasm, headers={"Accept-Encoding": "gzip, deflate, br"})
+    assert plain.headers.get("Content-Encoding") is None and plain.data[:4] == b"\0asm"
+    assert packed.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(packed.data) == plain.data
+    assert len(packed.data) < len(plain.data) / 2
+    for resp in (plain, packed):
+        assert resp.headers["Content-Type"] == "application/wasm"
+        assert "immutable" in resp.headers["Cache-Control"] and "Accept-Encoding" in resp.headers["Vary"]
+        resp.close()
+    # Every URL the service worker precaches is served.
+    for url in precache:
+        resp = server.get(url)
+        resp.close()
+        assert resp.status_code == 200, url
+    resp = server.get("/offline/bundle.json")
+    resp.close()
+    assert resp.headers["Cache-Control"] == "no-cache"
+    for bad in ("/offline/../app.py", "/offline/nothing.zip", "/offline/bundle.json.gz"):
+        assert server.get(bad).status_code == 404
+
+
+def test_the_bridge_answers_under_phone(tmp_path: Path) -> None:
+    offline.boot(str(tmp_path / "phone.db"), str(tmp_path / "instance"))
+    form = [["Content-Type", "application/x-www-form-urlencoded"]]
+    home = offline.handle("GET", "http://table.local:8000/phone/", "[]", b"")
+    assert home["status"] == 200
+    page = home["body"].decode()
+    assert 'href="/phone/peg"' in page and 'href="/phone/static/css/app.css"' in page
+    counted = offline.handle("POST", "/phone/count", json.dumps(form), b"cards=5H+5C+5S+JD+5D&op=count")
+    assert counted["status"] == 303
+    assert dict(counted["headers"])["Location"] == "/phone/hand/5H-5C-5S-JD/5D"
+    # A path the server would answer (the service worker's fallback) runs under /phone too.
+    fallback = offline.handle("POST", "/peg", json.dumps(form), b"players=2&tap=5H")
+    assert fallback["status"] == 303 and dict(fallback["headers"])["Location"].startswith("/phone/peg?")
+    offline.checkpoint()
+    assert (tmp_path / "phone.db").stat().st_size > 0
