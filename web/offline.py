@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from flask import Flask
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
-__all__ = ["PREFIX", "boot", "checkpoint", "handle"]
+__all__ = ["PREFIX", "boot", "checkpoint", "close_store", "handle"]
 
 PREFIX = "/phone"
 """Where the phone's own app lives in the browser's address space."""
@@ -85,3 +85,10 @@ def checkpoint() -> None:
     with sqlite3.connect(_db) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
+
+
+def close_store() -> None:
+    """Close the store's pooled connections (it reconnects when next used): the worker is about to
+    replace the database file with a newer copy another tab stored."""
+    if _app is not None:
+        _app.extensions["muggins.store"].close()
