@@ -125,3 +125,16 @@ def test_the_bridge_answers_under_phone(tmp_path: Path) -> None:
     assert fallback["status"] == 303 and dict(fallback["headers"])["Location"].startswith("/phone/peg?")
     offline.checkpoint()
     assert (tmp_path / "phone.db").stat().st_size > 0
+
+
+def test_the_service_worker_and_the_shell_are_served(server: FlaskClient, tmp_path: Path) -> None:
+    sw = server.get("/sw.js")
+    assert sw.status_code == 200 and sw.mimetype == "text/javascript"
+    assert sw.headers["Service-Worker-Allowed"] == "/" and sw.headers["Cache-Control"] == "no-cache"
+    assert server.get("/sw.js", headers={"If-None-Match": sw.headers["ETag"]}).status_code == 304
+    shell = server.get("/offline/shell")
+    assert shell.status_code == 200 and b"<body data-shell" in shell.data
+    # Pages register the service worker only when there is a bundle to keep.
+    assert b'id="offline-words" hidden data-register="1"' in server.get("/").data
+    bare = make_app(tmp_path / "bare", MUGGINS_OFFLINE_BUNDLE=str(tmp_path / "none")).test_client()
+    assert b"data-register" not in bare.get("/").data

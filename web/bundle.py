@@ -1,4 +1,4 @@
-"""Serving the offline bundle (issue 25): Pyodide, the app's Python zip, and its manifest.
+"""Serving the offline bundle (issue 25): Pyodide, the app's Python zip, its manifest, the service worker.
 
 ``scripts/build_offline.py`` (``make setup``) writes the bundle into ``build/offline/``; the app
 serves it itself, never a CDN. Versioned names (``/offline/pyodide/<version>/...``,
@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, abort, current_app, request, send_file
+from flask import Blueprint, Flask, abort, current_app, render_template, request, send_file
 from werkzeug.security import safe_join
 from werkzeug.wrappers import Response
 
@@ -32,8 +32,15 @@ _TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "applica
 
 
 def init_app(app: Flask) -> None:
-    """Where the bundle is (``MUGGINS_OFFLINE_BUNDLE``, default ``build/offline``)."""
+    """Where the bundle is (``MUGGINS_OFFLINE_BUNDLE``, default ``build/offline``), and the
+    ``offline_use`` flag pages read: register the service worker only when there is a bundle to
+    keep (or on the phone's own app, which has one)."""
     app.config.setdefault("MUGGINS_OFFLINE_BUNDLE", str(Path(app.root_path) / "build" / "offline"))
+
+    @app.context_processor
+    def offline_use() -> dict[str, bool]:
+        built = (Path(current_app.config["MUGGINS_OFFLINE_BUNDLE"]) / "bundle.json").is_file()
+        return {"offline_use": bool(current_app.config["MUGGINS_OFFLINE"]) or built}
 
 
 def bundle_manifest() -> dict[str, Any] | None:
@@ -62,6 +69,26 @@ def _send(path: Path, mimetype: str, max_age: int | None) -> Response:
     else:
         resp.headers["Cache-Control"] = "no-cache"
     return resp
+
+
+@bp.get("/offline/shell")
+def shell() -> Response:
+    """The page the service worker gives for an address of the phone's own app when no page has its
+    engine running: it starts the engine, then shows the real page (static/js/offline/page.mjs)."""
+    resp = current_app.make_response(render_template("offline/shell.html"))
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp
+
+
+@bp.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, at the root so that its scope is the whole app (static/js/offline/sw.js)."""
+    path = Path(current_app.root_path) / "static" / "js" / "offline" / "sw.js"
+    resp = current_app.response_class(path.read_bytes(), mimetype="text/javascript")  # small: read whole
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["Service-Worker-Allowed"] = "/"
+    resp.add_etag()
+    return resp.make_conditional(request)
 
 
 @bp.get("/offline/<path:filename>")
