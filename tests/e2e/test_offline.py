@@ -1,0 +1,196 @@
+"""Muggins with no connection, on a phone (Chromium as a Pixel 7, the real service worker and engine).
+
+One visit online prepares the phone; then, offline: the count page counts the 29 hand (5H 5C 5S JD,
+starter 5D: worked by hand in docs/RULES.md), the pegging page pegs a go and a 31 (T K 9 make 29,
+the 8 starts a new count and gives A the go, 8 J 7 6 reach 31 for 2), ``fetch("/api/score")`` answers
+what the server answers, and a new page opened offline counts again. A shared match's taps made
+offline are kept and sent when the connection is back; when another phone changed the match first,
+the server's fresh screen is shown and the page asks before sending the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+pytestmark = pytest.mark.e2e
+
+ENGINE_MS = 120_000
+"""Ceiling for the engine's cold start on a loaded CI machine (bench/offline.py measures it)."""
+SCORE = {"hand": "5H 5C 5S JD", "starter": "5D"}
+
+READY = """async () => {
+  if (!navigator.serviceWorker.controller) { return null; }
+  const state = await (await caches.open("muggins-state")).match("/offline/__state__");
+  return state ? (await state.json()).current : null;
+}"""
+
+
+@pytest.fixture
+def phone_with_sw(browser: Browser,
+                  browser_context_args: dict[str, Any]) -> Iterator[Callable[..., BrowserContext]]:
+    contexts: list[BrowserContext] = []
+
+    def open_context(**extra: Any) -> BrowserContext:
+        context = browser.new_context(**{**browser_context_args, "service_workers": "allow", **extra})
+        context.set_default_timeout(ENGINE_MS)
+        contexts.append(context)
+        return context
+
+    yield open_context
+    for context in contexts:
+        context.close()
+
+
+def prepare(page: Page, url: str = "/") -> None:
+    """The first visit: wait until the service worker controls the page with its version cached."""
+    page.goto(url)
+    for _ in range(ENGINE_MS // 250):
+        if page.evaluate(READY):
+            return
+        page.wait_for_timeout(250)
+    pytest.fail("the service worker did not get ready for offline use")
+
+
+def tap_cards(page: Page, *cards: str) -> None:
+    """Tap in order; the first tap may wait for the engine's cold start."""
+    for i, card in enumerate(cards):
+        page.tap(f"#pick-{card}")
+        if page.locator(f"#pick-{card}").count():
+            expect(page.locator(f"#pick-{card}")).to_be_disabled(timeout=ENGINE_MS if i == 0 else 10_000)
+
+
+def count_29(page: Page) -> None:
+    tap_cards(page, "5H", "5C", "5S", "JD")
+    page.tap("#pick-5D")
+    expect(page.locator("#count-total")).to_have_text("29")
+    expect(page.locator(".spoken")).to_contain_text("his nobs is twenty-nine")
+
+
+def test_count_peg_and_api_offline(phone_with_sw: Callable[..., BrowserContext],
+                                   shot: Callable[[Page, str], None]) -> None:
+    context = phone_with_sw()
+    page = context.new_page()
+    prepare(page)
+    expect(page.locator("#offline-note")).to_contain_text("works on this phone with no connection")
+    exact = page.evaluate("async (body) => { const r = await fetch('/api/score', {method: 'POST', body}); "
+                          "return [r.status, await r.text()]; }", json.dumps(SCORE))
+    online = page.request.post("/api/score", data=json.dumps(SCORE),
+                               headers={"Content-Type": "application/json"})
+    assert online.status == 200
+
+    context.set_offline(True)
+    page.reload()
+    count_29(page)
+    expect(page).to_have_url(re.compile(r"/phone/hand/5H-5C-5S-JD/5D$"))
+    page.set_viewport_size({"width": 360, "height": 780})
+    shot(page, "offline-count-29")
+    # The page's own fetch goes to the engine and gets the server's bytes: as sent (no content
+    # type, which the server refuses with a 415 too) and as JSON.
+    offline = page.evaluate("""async (body) => {
+      const plain = await fetch("/api/score", {method: "POST", body});
+      const headers = {"Content-Type": "application/json"};
+      const typed = await fetch("/api/score", {method: "POST", body, headers});
+      return [[plain.status, await plain.text()], [typed.status, await typed.text()]];
+    }""", json.dumps(SCORE))
+    assert offline[0] == exact
+    assert offline[1] == [online.status, online.text()]
+    assert json.loads(offline[1][1])["total"] == 29
+    # A reload of the count's own address (the phone's app) is answered by the engine.
+    page.reload()
+    expect(page.locator("#count-total")).to_have_text("29")
+
+    page.goto("/peg")
+    tap_cards(page, "TS", "KH", "9D")
+    expect(page.locator("#peg-count")).to_have_text("29")
+    tap_cards(page, "8C")
+    expect(page.locator(".awards.latest")).to_contain_text("A: go +1")
+    tap_cards(page, "JS", "7H", "6S")
+    expect(page.locator("#peg-count")).to_have_text("31")
+    expect(page.locator(".awards.latest")).to_contain_text("A: thirty-one +2")
+    expect(page.locator("#who-A-label .seat-points")).to_have_text("3")
+    page.emulate_media(color_scheme="dark")
+    shot(page, "offline-peg-dark")
+
+    # Closed, and opened again with no connection: first at the phone's own address (no page has
+    # an engine running: the cached shell starts one), then the count page.
+    page.close()
+    again = context.new_page()
+    again.goto("/phone/hand/5H-5C-5S-JD/5D")
+    expect(again.locator("#count-total")).to_have_text("29", timeout=ENGINE_MS)
+    again.goto("/")
+    count_29(again)
+    photo = again.evaluate("async () => (await fetch('/phone/discard')).status")
+    assert photo == 503
+
+
+def test_the_app_is_installable(phone_with_sw: Callable[..., BrowserContext]) -> None:
+    context = phone_with_sw()
+    page = context.new_page()
+    prepare(page)
+    cdp = context.new_cdp_session(page)
+    errors = cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]
+    # Playwright's contexts are incognito windows, where Chromium installs nothing: that alone.
+    assert [e["errorId"] for e in errors if e["errorId"] != "in-incognito"] == []
+    manifest = cdp.send("Page.getAppManifest")
+    assert manifest["errors"] == [] and manifest["url"].endswith("/static/manifest.webmanifest")
+
+
+def _peg_2_for_bob(page: Page) -> None:
+    page.get_by_role("button", name="Peg 2 for Bob", exact=True).tap()
+
+
+def test_a_shared_matchs_taps_wait_for_the_connection(phone_with_sw: Callable[..., BrowserContext],
+                                                      shot: Callable[[Page, str], None]) -> None:
+    context = phone_with_sw()
+    page = context.new_page()
+    created = page.request.post("/api/matches", data={"players": ["Ann", "Bob"], "target": 61,
+                                                      "first_dealer": 0, "scores_only": True}).json()
+    prepare(page, f"/m/{created['id']}")
+    context.set_offline(True)
+    _peg_2_for_bob(page)
+    expect(page.locator("#offline-note")).to_contain_text("kept on this phone")
+    shot(page, "offline-taps-kept")
+    context.set_offline(False)
+    expect(page.locator("#score-1")).to_have_text("2")
+    state = page.request.get(f"/api/matches/{created['id']}?after=0").json()
+    assert state["seq"] == 1 and state["events"][0]["event"] == {"type": "peg", "player": 1, "points": 2}
+
+    # Offline again; another phone pegs for Ann meanwhile: the kept tap meets a changed match.
+    context.set_offline(True)
+    _peg_2_for_bob(page)
+    expect(page.locator("#offline-note")).to_contain_text("kept on this phone")
+    other = page.request.post(f"/api/matches/{created['id']}/events",
+                              data={"after": 1, "event": {"type": "peg", "player": 0, "points": 3}})
+    assert other.status == 201
+    context.set_offline(False)
+    expect(page.locator("#offline-note")).to_contain_text("Send them anyway, or drop them?")
+    expect(page.locator("#match-screen")).to_contain_text("changed the match first")
+    assert page.request.get(f"/api/matches/{created['id']}").json()["seq"] == 2  # nothing sent silently
+    shot(page, "offline-taps-conflict")
+    page.get_by_role("button", name="Send them anyway").tap()
+    expect(page.locator("#score-1")).to_have_text("4")
+    expect(page.locator("#score-0")).to_have_text("3")
+
+
+def test_kept_taps_can_be_dropped(phone_with_sw: Callable[..., BrowserContext]) -> None:
+    context = phone_with_sw()
+    page = context.new_page()
+    created = page.request.post("/api/matches", data={"players": ["Ann", "Bob"], "target": 61,
+                                                      "first_dealer": 0, "scores_only": True}).json()
+    prepare(page, f"/m/{created['id']}")
+    context.set_offline(True)
+    _peg_2_for_bob(page)
+    expect(page.locator("#offline-note")).to_contain_text("kept on this phone")
+    page.request.post(f"/api/matches/{created['id']}/events",
+                      data={"after": 0, "event": {"type": "peg", "player": 0, "points": 3}})
+    context.set_offline(False)
+    page.get_by_role("button", name="Drop them").tap()
+    expect(page.locator("#offline-note")).to_be_hidden()
+    page.wait_for_timeout(1_000)
+    assert page.request.get(f"/api/matches/{created['id']}").json()["seq"] == 1
