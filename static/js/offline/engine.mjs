@@ -43,7 +43,8 @@ function start() {
       waiting.clear();
     };
     started = call({ type: "boot" }).then((ready) => {
-      listeners.forEach((listener) => listener({ type: "ready", version: ready.version, bootMs: ready.bootMs }));
+      listeners.forEach((listener) => listener({ type: "ready", version: ready.version, bootMs: ready.bootMs,
+                                                phases: ready.phases }));
       return ready;
     });
   }

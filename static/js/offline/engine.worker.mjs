@@ -75,7 +75,10 @@ async function store() {
 
 async function boot() {
   const started = performance.now();
+  const phases = {};
+  const mark = (name) => { phases[name] = Math.round(performance.now() - started); };
   const manifest = await (await fetch("/offline/bundle.json")).json();
+  mark("manifest");
   progress("pyodide");
   const [{ loadPyodide }, zip] = await Promise.all([
     import(manifest.files.pyodide + "pyodide.mjs"),
@@ -84,18 +87,25 @@ async function boot() {
       return r.arrayBuffer();
     }),
   ]);
+  mark("fetched");
   py = await loadPyodide({ indexURL: manifest.files.pyodide, env: { HOME: "/home/pyodide", TZ: "UTC" } });
+  mark("pyodide");
   progress("app");
   py.unpackArchive(zip, "zip", { extractDir: SITE });
+  mark("unpacked");
   py.FS.mkdirTree("/data");
   py.runPython(`import sys\nif ${JSON.stringify(SITE)} not in sys.path: sys.path.insert(0, ${JSON.stringify(SITE)})`);
   await navigator.locks.request(LOCK, async () => {
     await loadStored();
+    mark("database");
     bridge = py.pyimport("web.offline");
+    py.runPython("import app");
+    mark("imported");
     bridge.boot(DB_FILE, "/data/instance");
+    mark("app");
     if (storedVersion === 0) { await store(); }  // a new phone: its empty store, schema made, kept
   });
-  return { version: manifest.version, bootMs: Math.round(performance.now() - started) };
+  return { version: manifest.version, bootMs: Math.round(performance.now() - started), phases };
 }
 
 async function handle(message) {
