@@ -3,7 +3,8 @@
 One visit online prepares the phone; then, offline: the count page counts the 29 hand (5H 5C 5S JD,
 starter 5D: worked by hand in docs/RULES.md), the pegging page pegs a go and a 31 (T K 9 make 29,
 the 8 starts a new count and gives A the go, 8 J 7 6 reach 31 for 2), ``fetch("/api/score")`` answers
-what the server answers, and a new page opened offline counts again. A shared match's taps made
+what the server answers, a new page opened offline counts again, and a match started on the phone
+keeps its score over a reload. A shared match's taps made
 offline are kept and sent when the connection is back; when another phone changed the match first,
 the server's fresh screen is shown and the page asks before sending the rest.
 """
@@ -127,6 +128,15 @@ def test_count_peg_and_api_offline(phone_with_sw: Callable[..., BrowserContext],
     count_29(again)
     photo = again.evaluate("async () => (await fetch('/phone/discard')).status")
     assert photo == 503
+
+    # A match of the phone's own, started in one tap with no server, is kept over a reload.
+    again.goto("/matches")
+    again.tap("#quick-i-deal")
+    again.wait_for_url(re.compile(r"/phone/m/[\w-]+$"))
+    again.get_by_role("button", name="Peg 2 for Opponent", exact=True).tap()
+    expect(again.locator("#score-1")).to_have_text("2")
+    again.reload()
+    expect(again.locator("#score-1")).to_have_text("2", timeout=ENGINE_MS)
 
 
 def test_the_app_is_installable(phone_with_sw: Callable[..., BrowserContext]) -> None:
