@@ -52,7 +52,7 @@ def phone(playwright: Playwright) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args: dict[str, Any], phone: dict[str, Any]) -> dict[str, Any]:
     """Every page is a Pixel 7 in the light theme, without the service worker: each new context
-    would otherwise download the offline bundle (11 MB). tests/e2e/test_offline.py allows it."""
+    would otherwise download the offline bundle (11 MB). tests/e2e/test_offline_phone.py allows it."""
     return {**browser_context_args, **phone, "color_scheme": "light", "service_workers": "block"}
 
 
