@@ -6,21 +6,29 @@ the 8 starts a new count and gives A the go, 8 J 7 6 reach 31 for 2), ``fetch("/
 what the server answers, a new page opened offline counts again, and a match started on the phone
 keeps its score over a reload. A shared match's taps made
 offline are kept and sent when the connection is back; when another phone changed the match first,
-the server's fresh screen is shown and the page asks before sending the rest.
+the server's fresh screen is shown and the page asks before sending the rest. A new version on the
+server is fetched in the background and used, with a note, at the next start.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+from waitress.server import create_server
+
+from app import create_app
 
 pytestmark = pytest.mark.e2e
 
+ROOT = Path(__file__).resolve().parents[2]
 ENGINE_MS = 120_000
 """Ceiling for the engine's cold start on a loaded CI machine (bench/offline.py measures it)."""
 SCORE = {"hand": "5H 5C 5S JD", "starter": "5D"}
@@ -204,3 +212,48 @@ def test_kept_taps_can_be_dropped(phone_with_sw: Callable[..., BrowserContext]) 
     expect(page.locator("#offline-note")).to_be_hidden()
     page.wait_for_timeout(1_000)
     assert page.request.get(f"/api/matches/{created['id']}").json()["seq"] == 1
+
+
+@pytest.fixture
+def own_bundle_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A second server on a copy of the bundle, so a test can publish a new version."""
+    bundle = tmp_path / "offline"
+    shutil.copytree(ROOT / "build" / "offline", bundle)
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'update.db'}",
+                      "MUGGINS_OFFLINE_BUNDLE": str(bundle)}, instance_path=str(tmp_path / "instance"))
+    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}", bundle
+    finally:
+        server.close()
+        thread.join(timeout=5)
+        app.extensions["muggins.store"].close()
+
+
+def test_a_new_version_is_used_at_the_next_start(phone_with_sw: Callable[..., BrowserContext],
+                                                 own_bundle_server: tuple[str, Path]) -> None:
+    base, bundle = own_bundle_server
+    context = phone_with_sw()
+    page = context.new_page()
+    prepare(page, base + "/")
+    first = page.evaluate(READY)
+    # The server gets a new version: fetched in the background while the phone is online.
+    manifest = json.loads((bundle / "bundle.json").read_text())
+    manifest["version"] = "0123456789abcdef"
+    (bundle / "bundle.json").write_text(json.dumps(manifest))
+    page.reload()
+    page.wait_for_function("""() => caches.has("muggins-v-0123456789abcdef")""")
+    for _ in range(ENGINE_MS // 250):  # complete: the state names it as the next version
+        state = page.evaluate("""async () => (await (await caches.open("muggins-state"))
+                                 .match("/offline/__state__")).json()""")
+        if state["next"] == "0123456789abcdef":
+            break
+        page.wait_for_timeout(250)
+    assert state["current"] == first  # still the version in use while this page is open
+    page.close()
+    again = context.new_page()
+    again.goto(base + "/peg")
+    expect(again.locator("#offline-note")).to_contain_text("Muggins was updated.")
+    assert again.evaluate(READY) == "0123456789abcdef"
