@@ -6,15 +6,17 @@
 
 import { engine } from "./engine.mjs";
 
-const words = document.getElementById("offline-words");
-const note = document.getElementById("offline-note");
+// Looked up each time: the shell replaces the whole document (document.write) under this module.
+const words = () => document.getElementById("offline-words");
+const noteBox = () => document.getElementById("offline-note");
 const sw = navigator.serviceWorker;
 let booted = false;
 let firstVisit = false;
 let hideTimer = null;
 
 function word(key, fill) {
-  let text = (words && words.dataset[key]) || "";
+  const block = words();
+  let text = (block && block.dataset[key]) || "";
   for (const [name, value] of Object.entries(fill || {})) { text = text.split("{" + name + "}").join(value); }
   return text;
 }
@@ -25,6 +27,7 @@ function localDigits(n) {
 }
 
 function say(text, { keep = false, buttons = [] } = {}) {
+  const note = noteBox();
   if (!note) { return; }
   clearTimeout(hideTimer);
   note.replaceChildren();
@@ -124,6 +127,7 @@ function onWorkerMessage(event) {
 engine.onEvent((event) => {
   if (event.type === "ready") {
     booted = true;
+    const note = noteBox();
     if (note && note.textContent === word("starting")) { say(""); }
   }
 });
@@ -147,7 +151,7 @@ async function runShell() {
   }
 }
 
-if (sw && words && words.dataset.register) {
+if (sw && words() && words().dataset.register) {
   firstVisit = !sw.controller;
   sw.addEventListener("message", onWorkerMessage);
   sw.register("/sw.js", { scope: "/" }).catch(() => { /* no offline use here (plain http: no secure context) */ });
