@@ -165,6 +165,6 @@ if (sw && words() && words().dataset.register) {
 
 if (document.body.dataset.shell !== undefined) {
   runShell();
-} else if (document.documentElement.dataset.phone !== undefined || !navigator.onLine) {
+} else if (location.pathname === "/phone" || location.pathname.startsWith("/phone/") || !navigator.onLine) {
   engine.start().catch(() => say(word("engineFailed"), { keep: true }));  // a page with no server: be ready for the first tap
 }
