@@ -90,6 +90,9 @@ function onWorkerMessage(event) {
     case "engine-ready?":
       if (port) { port.postMessage({ ready: booted }); }
       break;
+    case "start-engine":
+      engine.start().catch(() => say(word("engineFailed"), { keep: true }));
+      break;
     case "engine-request":
       if (port) { answerEngine(event, port); }
       break;
