@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -32,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ENGINE_MS = 120_000
 """Ceiling for the engine's cold start on a loaded CI machine (bench/offline.py measures it)."""
 SCORE = {"hand": "5H 5C 5S JD", "starter": "5D"}
+TAP_MS = 20_000
+"""Ceiling for one tap answered by a warm engine on a loaded CI machine (tens of ms when idle)."""
 
 READY = """async () => {
   if (!navigator.serviceWorker.controller) { return null; }
@@ -257,3 +260,102 @@ def test_a_new_version_is_used_at_the_next_start(phone_with_sw: Callable[..., Br
     again.goto(base + "/peg")
     expect(again.locator("#offline-note")).to_contain_text("Muggins was updated.")
     assert again.evaluate(READY) == "0123456789abcdef"
+
+
+def test_a_match_played_with_no_connection_is_kept_then_shared(
+        phone_with_sw: Callable[..., BrowserContext], new_phone: Callable[[], Page],
+        shot: Callable[[Page, str], None]) -> None:
+    # The issue's whole story on one phone: a 2-player match played to a skunk with no connection
+    # (with a slip undone), the page closed and opened again offline, the match found in the
+    # list, then uploaded once the connection is back and watched from a second phone.
+    context = phone_with_sw()
+    page = context.new_page()
+    prepare(page)
+    context.set_offline(True)
+    page.reload()
+    page.get_by_role("link", name="Match", exact=True).tap()
+    page.tap("#quick-i-deal")
+    page.wait_for_url(re.compile(r"/phone/m/[\w-]+$"))
+    phone_url = page.url
+
+    def tap(name: str) -> None:
+        page.get_by_role("button", name=name, exact=True).tap()
+
+    def pad(points: int) -> None:
+        page.locator(f".show-pad button[value='{points}']").tap()
+
+    def both(you: int, opponent: int) -> None:  # each tap is answered by the phone's engine
+        expect(page.locator("#score-0")).to_have_text(str(you), timeout=TAP_MS)
+        expect(page.locator("#score-1")).to_have_text(str(opponent), timeout=TAP_MS)
+
+    # Hand 1, You deal: Opponent pegs 2, You 6; a slip (6 more for You) is undone; Opponent shows
+    # 20, You 28 and your crib 24: 58-22.
+    tap("Scores only: no cards this match")
+    expect(page.locator("#prompt")).to_have_text("Game 1, hand 1: you deal; the play, Opponent leads",
+                                                 timeout=TAP_MS)
+    tap("Peg 2 for Opponent")
+    both(0, 2)
+    tap("Peg 6 for You")
+    both(6, 2)
+    tap("Peg 6 for You")
+    both(12, 2)
+    page.get_by_role("link", name=re.compile(r"Undo #4")).tap()
+    expect(page.locator("#confirm-title")).to_have_text("Undo #4?", timeout=TAP_MS)
+    tap("Undo #4")
+    both(6, 2)
+    for points, score in ((20, (6, 22)), (28, (34, 22)), (24, (58, 22))):
+        pad(points)
+        both(*score)
+    # Hand 2, Opponent deals: You peg 6, Opponent 2; You show 28, Opponent 20 and a crib of 12.
+    tap("Peg 6 for You")
+    tap("Peg 2 for Opponent")
+    both(64, 24)
+    for points, score in ((28, (92, 24)), (20, (92, 44)), (12, (92, 56))):
+        pad(points)
+        both(*score)
+    # Hand 3, You deal: You peg 6, Opponent 4 and shows 10; your 24 takes you home, 121-70: a skunk.
+    tap("Peg 6 for You")
+    tap("Peg 4 for Opponent")
+    pad(10)
+    both(98, 70)
+    pad(24)
+    both(121, 70)
+    expect(page.locator("#summary-title")).to_have_text("You won the match 1–0 in games")
+    expect(page.locator(".games tbody tr")).to_have_text(re.compile(r"1\s*You\s*121–70\s*skunk\s*2"))
+    shot(page, "offline-match-skunk")
+
+    # Closed, and the app opened again with no connection: the match is in the phone's list.
+    page.close()
+    again = context.new_page()
+    again.goto("/")
+    again.get_by_role("link", name="Match", exact=True).tap()
+    found = again.locator(f"a[href='{urlsplit(phone_url).path}']")
+    expect(found.first).to_be_visible(timeout=ENGINE_MS)
+    shot(again, "offline-match-list")
+    found.first.tap()
+    expect(again.locator("#summary-title")).to_have_text("You won the match 1–0 in games")
+    expect(again.locator("#upload-button")).to_be_disabled()
+
+    # Back online: one tap uploads it; the phone then shows the table's links.
+    context.set_offline(False)
+    again.evaluate("window.dispatchEvent(new Event('online'))")
+    again.tap("#upload-button")
+    expect(again.locator("#phone-shared")).to_be_visible(timeout=ENGINE_MS)
+    viewer_url = again.locator("#viewer-link").get_attribute("href")
+    assert viewer_url and "/phone/" not in viewer_url
+    shot(again, "offline-match-shared")
+    match_id = urlsplit(phone_url).path.rsplit("/", 1)[1]
+    here = again.evaluate("async (u) => (await fetch(u)).json()", f"/phone/api/matches/{match_id}")
+
+    # A second phone (no service worker, plain server) watches the same match and its history.
+    viewer = new_phone()
+    viewer.goto(viewer_url)
+    expect(viewer.locator("#summary-title")).to_have_text("You won the match 1–0 in games")
+    viewer.get_by_role("link", name="History").tap()
+    expect(viewer.locator("#e5")).to_contain_text("undo #4")
+    expect(viewer.locator("#e4")).to_have_class(re.compile("voided"))
+    viewer_id = urlsplit(viewer_url).path.rsplit("/", 1)[1]
+    there = viewer.evaluate("async (u) => (await fetch(u)).json()", f"/api/matches/{viewer_id}")
+    assert there["history"] == here["history"] and len(here["history"]) == 17
+    assert there["state"] == here["state"]
+    shot(viewer, "offline-match-viewer-history")

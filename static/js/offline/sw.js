@@ -20,6 +20,7 @@ const STATE_URL = "/offline/__state__";
 const PAGES_CACHE = "muggins-pages";
 const VERSION_PREFIX = "muggins-v-";
 const PRECACHED_PAGES = ["/", "/peg", "/offline/shell"];
+const PHONE_LISTS = ["/matches"];
 const ENGINE_TIMEOUT_MS = 120000;
 const PROBE_TIMEOUT_MS = 400;
 const QUEUE_DB = "muggins-queue";
@@ -212,6 +213,11 @@ async function networkFirst(event) {
     }
     return response;
   } catch (offline) {
+    // The match list: offline, the matches a player can open are the phone's own, which the
+    // server's page (cached) does not list; the phone's app lists them.
+    if (navigate && PHONE_LISTS.includes(new URL(request.url).pathname)) {
+      return askEngine(request, event.clientId, navigate);
+    }
     if (navigate) {
       const cache = await currentCache();
       const kept = await caches.match(request.url, { cacheName: PAGES_CACHE }) ||
