@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -106,7 +107,13 @@ cards a photo; the shrunk copy 0 to 7, finding 246 right cards in the seven phot
 original's 250 and the re-saved one's 241, and no false card in any."""
 
 
-@pytest.mark.parametrize("path", [p for p in _shared_photos() if not p.name.startswith(CROWDED)],
+EVERY = 1 if os.environ.get("MUGGINS_SHRINK_ALL") else 4
+"""Photos read per test run: every fourth (in name order, so each set is sampled) keeps the file
+near a minute, since each photo is made at 12 MP and read twice (about 2.8 s a photo on 2 cores);
+``MUGGINS_SHRINK_ALL=1`` reads them all (measured: 118 of 119 the same, the one as described below)."""
+
+
+@pytest.mark.parametrize("path", [p for p in _shared_photos() if not p.name.startswith(CROWDED)][::EVERY],
                          ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_the_shrunk_photo_reads_as_the_original(path: Path) -> None:
     original = phone_original(path)
@@ -123,7 +130,7 @@ def test_the_shrunk_photo_reads_as_the_original(path: Path) -> None:
 
 
 def test_crowded_fans_shrunk_read_as_well_as_the_original_saved_again() -> None:
-    photos = [p for p in _shared_photos() if p.name.startswith(CROWDED)]
+    photos = [p for p in _shared_photos() if p.name.startswith(CROWDED)][::2 if EVERY > 1 else 1]
     if not photos:
         pytest.skip(f"evaluation photos not present at {SHARED_CARDS}")
     right_shrunk = right_resaved = 0
