@@ -40,7 +40,8 @@ def shows() -> list[Known]:
     return out
 
 
-def _hands(field: str, plays: str) -> dict[str, str] | None:
+def hands_named(field: str, plays: str) -> dict[str, str] | None:
+    """pegging.txt's hands field as a dict (``-``: none; ``seat``: each player's cards as played)."""
     if field == "-":
         return None
     if field == "seat":
@@ -67,7 +68,7 @@ def plays() -> list[Known]:
         if plays_f.endswith(IN_PROGRESS):
             continue
         body: dict[str, Any] = {"plays": plays_f}
-        hands = _hands(hands_f, plays_f)
+        hands = hands_named(hands_f, plays_f)
         if hands is not None:
             body["hands"] = hands
         points = {k: int(v) for k, v in (p.split("=") for p in points_f.split())}

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from known_answers import hands_named
 
 from scorer import PegEvent, Pegging, parse_plays, score_pegging
 from scorer.cards import DECK, Card, parse_cards
@@ -50,21 +51,6 @@ class Case:
     notes: str
 
 
-def _hands(field: str, plays: str) -> dict[str, str] | None:
-    if field == "-":
-        return None
-    if field == "seat":
-        held: dict[str, list[str]] = {}
-        for player, card in parse_plays(plays):
-            held.setdefault(player, []).append(str(card))
-        return {p: " ".join(cs) for p, cs in held.items()}
-    out: dict[str, str] = {}
-    for part in field.split(";"):
-        player, _, cards = part.partition("=")
-        out[player.strip()] = cards.strip()
-    return out
-
-
 def load_cases() -> list[Case]:
     cases: list[Case] = []
     for number, raw in enumerate(DATA.read_text(encoding="utf-8").splitlines(), 1):
@@ -76,7 +62,7 @@ def load_cases() -> list[Case]:
         plays = plays_f.removesuffix(IN_PROGRESS).strip()
         points = {k: int(v) for k, v in (p.split("=") for p in points_f.split())}
         events = [] if events_f == "-" else events_f.split()
-        cases.append(Case(number, plays, complete, _hands(hands_f, plays), points, events, notes))
+        cases.append(Case(number, plays, complete, hands_named(hands_f, plays), points, events, notes))
     return cases
 
 
