@@ -10,16 +10,14 @@ WebAssembly shrinks from 9.6 MB to 3.5 MB.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
-from typing import Any
 
 from flask import Blueprint, Flask, abort, current_app, render_template, request, send_file
 from werkzeug.security import safe_join
 from werkzeug.wrappers import Response
 
-__all__ = ["bp", "bundle_manifest", "init_app"]
+__all__ = ["bp", "init_app"]
 
 bp = Blueprint("bundle", __name__)
 
@@ -41,16 +39,6 @@ def init_app(app: Flask) -> None:
     def offline_use() -> dict[str, bool]:
         built = (Path(current_app.config["MUGGINS_OFFLINE_BUNDLE"]) / "bundle.json").is_file()
         return {"offline_use": bool(current_app.config["MUGGINS_OFFLINE"]) or built}
-
-
-def bundle_manifest() -> dict[str, Any] | None:
-    """The bundle's ``bundle.json`` (version, files, precache list), or None when it is not built."""
-    path = Path(current_app.config["MUGGINS_OFFLINE_BUNDLE"]) / "bundle.json"
-    try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data
 
 
 def _send(path: Path, mimetype: str, max_age: int | None) -> Response:
