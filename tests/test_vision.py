@@ -238,26 +238,11 @@ def test_fuse_no_index_anywhere_is_not_a_card() -> None:
 
 
 def _network(seed: int) -> object:
-    """A small random network over the real feature length (weights exactly representable in
-    float16, as saved)."""
-    from vision.classify import Network, feature_length
+    """One of the committed model's perceptrons (seed 1 or 2): a trained ONNX network, run by
+    OpenCV as the recogniser runs it."""
+    from vision.classify import default_model
 
-    rng = np.random.default_rng(seed)
-
-    def layer(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-        weight = (rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float16).astype(np.float32)
-        return weight, rng.standard_normal(b).astype(np.float32)
-
-    n = feature_length()
-    return Network(
-        mean=rng.standard_normal(n).astype(np.float32),
-        scale=(1.0 + rng.random(n)).astype(np.float32),
-        hidden=(layer(n, 16),),
-        rank_head=layer(16, NONE_RANK + 1),
-        suit_head=layer(16, NONE_SUIT + 1),
-        rank_temperature=1.5,
-        suit_temperature=0.8,
-    )
+    return default_model().networks[seed - 1]
 
 
 def _patches(count: int) -> np.ndarray:
@@ -278,7 +263,7 @@ def test_an_ensemble_reads_the_average_of_its_networks(tmp_path: Path) -> None:
         np.testing.assert_allclose(mean.rank, (a.rank + b.rank) / 2, rtol=1e-6)
         np.testing.assert_allclose(mean.suit, (a.suit + b.suit) / 2, rtol=1e-6)
         assert mean.rank.sum() == pytest.approx(1.0) and mean.suit.sum() == pytest.approx(1.0)
-    # Saved and loaded, it reads the same (weights are stored as float16, drawn so above).
+    # Saved and loaded, it reads the same.
     weights = (0.5, 1.0, 0.2, 0.1, -2.0)
     model = IndexModel(networks=(first, second), detection_weights=weights)  # type: ignore[arg-type]
     model.save(tmp_path / "model.npz")

@@ -11,10 +11,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.classify import NONE_RANK, NONE_SUIT, default_model
+from vision.classify import NONE_RANK, NONE_SUIT, default_model, feature_length, features_of_maps, ink_maps
 from vision.geometry import PATCH_HEIGHT_PX, PATCH_WIDTH_PX
 from vision.synth import procedural_library
-from vision.train import MINED_NEGATIVES, _fork_pool, mined_samples
+from vision.train import MINED_NEGATIVES, _fork_pool, mined_samples, scene_samples
 
 PROPOSAL_KINDS = 3
 """Outlines, lone corners and glyph frames: negatives are capped per kind."""
@@ -85,3 +85,83 @@ def test_training_refuses_to_start_without_the_svg_decks(
     assert stopped.value.code == 2
     assert "gnome-cards-data" in capsys.readouterr().err
     assert not (tmp_path / "model.npz").exists()
+
+
+def test_each_perceptron_of_the_model_reads_index_patches_through_opencv() -> None:
+    # The committed perceptrons are ONNX graphs that OpenCV runs (no PyTorch at recognition
+    # time): each one alone names most index corners of generated single-card scenes, and
+    # calls the patches that show no index so.
+    library = procedural_library(21, count=4)
+    rng = random.Random(21)
+    samples = [s for _ in range(40) for s in scene_samples(rng, library)]
+    patches = np.stack([patch for patch, _, _ in samples])
+    ranks = np.array([rank for _, rank, _ in samples])
+    suits = np.array([suit for _, _, suit in samples])
+    features = features_of_maps(ink_maps(patches))
+    index = ranks != NONE_RANK
+    assert index.sum() >= 20 and (~index).sum() >= 20
+    for network in default_model().networks:
+        rank, suit = network.probabilities(features)
+        named = (rank.argmax(axis=1) == ranks) & (suit.argmax(axis=1) == suits)
+        assert named[index].mean() >= 0.75
+        assert (rank.argmax(axis=1)[~index] == NONE_RANK).mean() >= 0.9
+
+
+def _torch() -> object:
+    pytest.importorskip("onnx")
+    return pytest.importorskip("torch")
+
+
+def test_a_perceptron_exported_to_onnx_reads_in_opencv_as_in_torch() -> None:
+    torch = _torch()
+    from vision.classify import Network
+    from vision.train.models import export_onnx, perceptron
+
+    n = feature_length()
+    rng = np.random.default_rng(4)
+    mean = rng.standard_normal(n).astype(np.float32)
+    scale = (0.5 + rng.random(n)).astype(np.float32)
+    net = perceptron(n, mean, scale, np.random.default_rng(9)).eval()
+    network = Network(export_onnx(torch, net, (1, n), "features", half=True))
+    rows = rng.standard_normal((50, n)).astype(np.float32)
+    rank, suit = network.logits(rows)
+    assert rank.shape == (50, NONE_RANK + 1) and suit.shape == (50, NONE_SUIT + 1)
+    # The weight matrices are stored as float16: the same network with its weights rounded so
+    # gives the same logits in torch; the unrounded one nearly so.
+    with torch.no_grad():  # type: ignore[attr-defined]
+        exact = net(torch.from_numpy(rows)).numpy()  # type: ignore[attr-defined]
+        for layer in net.layers:
+            layer.weight.copy_(layer.weight.half().float())
+        rounded = net(torch.from_numpy(rows)).numpy()  # type: ignore[attr-defined]
+    both = np.concatenate([rank, suit], axis=1)
+    np.testing.assert_allclose(both, rounded, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(both, exact, rtol=1e-2, atol=2e-2)
+
+
+def test_a_perceptron_trained_in_torch_learns_and_is_read_by_opencv() -> None:
+    _torch()
+    from vision.train.models import train_network
+    from vision.train.samples import SampleSet
+
+    # Sixty-five classes (every card and "no index"), each a point in feature space with noise:
+    # separable, so a few epochs must name held-out rows right.
+    n = feature_length()
+    rng = np.random.default_rng(6)
+    centres = rng.standard_normal((65, n)).astype(np.float32)
+    labels = rng.integers(0, 65, 1600)
+    rows = (centres[labels] + 0.5 * rng.standard_normal((1600, n))).astype(np.float32)
+    ranks, suits = (labels % 13).astype(np.int64), (labels // 13 % 4).astype(np.int64)
+    ranks[labels == 64], suits[labels == 64] = NONE_RANK, NONE_SUIT
+    maps = np.zeros((1600, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX), np.uint8)
+    train = SampleSet(rows[:1200], ranks[:1200], suits[:1200], maps[:1200])
+    network = train_network(train, seed=3, epochs=3, log=False)
+    rank, suit = network.probabilities(rows[1200:])
+    right = (rank.argmax(axis=1) == ranks[1200:]) & (suit.argmax(axis=1) == suits[1200:])
+    assert right.mean() >= 0.95
+    # One seed fixes the run (starting weights, batch order, dropout masks): trained again
+    # from it, the same network; from another, a different one.
+    again = train_network(train, seed=3, epochs=3, log=False)
+    other = train_network(train, seed=4, epochs=3, log=False)
+    np.testing.assert_array_equal(again.logits(rows[1200:])[0], network.logits(rows[1200:])[0])
+    assert not np.allclose(other.logits(rows[1200:])[0], network.logits(rows[1200:])[0])
+

@@ -154,69 +154,40 @@ def fuse(readings: list[IndexReading]) -> CardReading:
 
 
 @dataclass(frozen=True)
-class Network:
-    """One trained network: a ReLU hidden stack and two temperature-calibrated softmax heads."""
+class OnnxNetwork:
+    """A trained network stored as ONNX and run by OpenCV's dnn module, with two
+    temperature-calibrated softmax heads: its one output row per input is the rank logits
+    then the suit logits."""
 
-    mean: NDArray[np.float32]
-    scale: NDArray[np.float32]
-    hidden: tuple[tuple[NDArray[np.float32], NDArray[np.float32]], ...]
-    rank_head: tuple[NDArray[np.float32], NDArray[np.float32]]
-    suit_head: tuple[NDArray[np.float32], NDArray[np.float32]]
+    onnx: bytes
     rank_temperature: float = 1.0
     suit_temperature: float = 1.0
+    _nets: threading.local = field(default_factory=threading.local, init=False, compare=False, repr=False)
+    """One cv2.dnn.Net per thread: a Net is not safe to run from two threads at once."""
 
-    def logits(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-        """Uncalibrated rank and suit logits for feature rows."""
-        x: NDArray[np.float32] = ((features - self.mean) / self.scale).astype(np.float32)
-        for weight, bias in self.hidden:
-            x = np.maximum(_matmul(x, weight) + bias, np.float32(0.0))
-        rank: NDArray[np.float32] = _matmul(x, self.rank_head[0]) + self.rank_head[1]
-        suit: NDArray[np.float32] = _matmul(x, self.suit_head[0]) + self.suit_head[1]
-        return rank, suit
+    def logits(self, inputs: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Uncalibrated rank and suit logits for a batch of inputs."""
+        net = getattr(self._nets, "net", None)
+        if net is None:
+            net = cv2.dnn.readNetFromONNX(np.frombuffer(self.onnx, np.uint8))
+            self._nets.net = net
+        if len(inputs) == 0:
+            out = np.zeros((0, NONE_RANK + 1 + NONE_SUIT + 1), np.float32)
+        else:
+            net.setInput(np.ascontiguousarray(inputs, np.float32))
+            out = np.asarray(net.forward(), np.float32)
+        return out[:, : NONE_RANK + 1], out[:, NONE_RANK + 1 :]
 
-    def probabilities(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Calibrated rank and suit probabilities for feature rows."""
-        return _calibrated(self.logits(features), self.rank_temperature, self.suit_temperature)
+    def probabilities(self, inputs: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Calibrated rank and suit probabilities for a batch of inputs."""
+        return _calibrated(self.logits(inputs), self.rank_temperature, self.suit_temperature)
 
-    def arrays(self, prefix: str) -> dict[str, NDArray[np.generic]]:
-        """The network as named arrays (weights as float16 to stay small)."""
-        arrays: dict[str, NDArray[np.generic]] = {
-            f"{prefix}mean": self.mean,
-            f"{prefix}scale": self.scale,
-            f"{prefix}rank_w": self.rank_head[0].astype(np.float16),
-            f"{prefix}rank_b": self.rank_head[1],
-            f"{prefix}suit_w": self.suit_head[0].astype(np.float16),
-            f"{prefix}suit_b": self.suit_head[1],
-            f"{prefix}temperatures": np.array([self.rank_temperature, self.suit_temperature]),
-        }
-        for i, (weight, bias) in enumerate(self.hidden):
-            arrays[f"{prefix}hidden{i}_w"] = weight.astype(np.float16)
-            arrays[f"{prefix}hidden{i}_b"] = bias
-        return arrays
 
-    @classmethod
-    def from_arrays(cls, data: Mapping[str, NDArray[np.generic]], prefix: str) -> Network:
-        """The network stored by `arrays` under `prefix`."""
-        hidden = []
-        i = 0
-        while f"{prefix}hidden{i}_w" in data:
-            weight, bias = data[f"{prefix}hidden{i}_w"], data[f"{prefix}hidden{i}_b"]
-            hidden.append((weight.astype(np.float32), bias.astype(np.float32)))
-            i += 1
-        temperatures = data[f"{prefix}temperatures"]
-
-        def head(name: str) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-            return data[f"{prefix}{name}_w"].astype(np.float32), data[f"{prefix}{name}_b"].astype(np.float32)
-
-        return cls(
-            mean=data[f"{prefix}mean"].astype(np.float32),
-            scale=data[f"{prefix}scale"].astype(np.float32),
-            hidden=tuple(hidden),
-            rank_head=head("rank"),
-            suit_head=head("suit"),
-            rank_temperature=float(temperatures[0]),
-            suit_temperature=float(temperatures[1]),
-        )
+@dataclass(frozen=True)
+class Network(OnnxNetwork):
+    """One perceptron of the ensemble over feature rows (`features_of_maps`): the features
+    normalised, two ReLU layers and the two heads, in one ONNX graph (trained with PyTorch by
+    `vision.train.models`, its weights stored as float16 to stay small)."""
 
 
 CONV_GATE = 0.05
@@ -230,32 +201,9 @@ CONV_SHARE = 0.5
 
 
 @dataclass(frozen=True)
-class ConvNet:
-    """A small convolutional network over a patch's `ink_maps`, stored as ONNX and run by
-    OpenCV's dnn module, with two temperature-calibrated softmax heads (rank then suit)."""
-
-    onnx: bytes
-    rank_temperature: float = 1.0
-    suit_temperature: float = 1.0
-    _nets: threading.local = field(default_factory=threading.local, init=False, compare=False, repr=False)
-    """One cv2.dnn.Net per thread: a Net is not safe to run from two threads at once."""
-
-    def logits(self, maps: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-        """Uncalibrated rank and suit logits for `ink_maps` rows."""
-        net = getattr(self._nets, "net", None)
-        if net is None:
-            net = cv2.dnn.readNetFromONNX(np.frombuffer(self.onnx, np.uint8))
-            self._nets.net = net
-        if len(maps) == 0:
-            out = np.zeros((0, NONE_RANK + 1 + NONE_SUIT + 1), np.float32)
-        else:
-            net.setInput(np.ascontiguousarray(maps, np.float32))
-            out = np.asarray(net.forward(), np.float32)
-        return out[:, : NONE_RANK + 1], out[:, NONE_RANK + 1 :]
-
-    def probabilities(self, maps: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Calibrated rank and suit probabilities for `ink_maps` rows."""
-        return _calibrated(self.logits(maps), self.rank_temperature, self.suit_temperature)
+class ConvNet(OnnxNetwork):
+    """A small convolutional network over a patch's `ink_maps` (n, 2, PATCH_HEIGHT_PX,
+    PATCH_WIDTH_PX)."""
 
 
 def detection_features(
@@ -356,7 +304,8 @@ class IndexModel:
             "feature_length": np.array(feature_length()),
         }
         for k, network in enumerate(self.networks):
-            arrays.update(network.arrays(f"net{k}_"))
+            arrays[f"net{k}_onnx"] = np.frombuffer(network.onnx, np.uint8)
+            arrays[f"net{k}_temperatures"] = np.array([network.rank_temperature, network.suit_temperature])
         if self.conv is not None:
             arrays["conv_onnx"] = np.frombuffer(self.conv.onnx, np.uint8)
             arrays["conv_temperatures"] = np.array([self.conv.rank_temperature, self.conv.suit_temperature])
@@ -376,31 +325,52 @@ class IndexModel:
                 raise ValueError(
                     f"model {path} was calibrated on other detection features; run `python -m vision.train`"
                 )
-            conv = None
-            if "conv_onnx" in data:
-                temperatures = data["conv_temperatures"]
-                conv = ConvNet(data["conv_onnx"].tobytes(), float(temperatures[0]), float(temperatures[1]))
+            networks = []
+            for k in range(int(data["networks"])):
+                if f"net{k}_onnx" not in data:
+                    raise ValueError(
+                        f"model {path} holds perceptrons of an older format; run `python -m vision.train`"
+                    )
+                temperatures = data[f"net{k}_temperatures"]
+                network = Network(
+                    data[f"net{k}_onnx"].tobytes(), float(temperatures[0]), float(temperatures[1])
+                )
                 try:  # a damaged network fails here, not on the first photo
-                    conv.logits(np.zeros((1, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX), np.float32))
+                    network.logits(np.zeros((1, feature_length()), np.float32))
                 except cv2.error as error:
                     raise ValueError(
-                        f"model {path} holds a convolutional network OpenCV cannot run; "
-                        "run `python -m vision.train`"
+                        f"model {path} holds a perceptron OpenCV cannot run; run `python -m vision.train`"
                     ) from error
+                networks.append(network)
+            conv = _stored_conv(data, path)
             return cls(
-                networks=tuple(Network.from_arrays(data, f"net{k}_") for k in range(int(data["networks"]))),
+                networks=tuple(networks),
                 detection_weights=weights or None,
                 conv=conv,
             )
 
 
-def _matmul(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
-    """a @ b through OpenCV: numpy's BLAS threads spin badly when a web server's other work
-    holds the cores (ten times slower here), OpenCV's kernel runs steadily on one."""
-    return np.asarray(cv2.gemm(a, b, 1.0, _NO_ADDEND, 0.0), np.float32)
+def _stored_conv(data: Mapping[str, NDArray[np.generic]], path: Path) -> ConvNet | None:
+    """The convolutional network stored in a model file's arrays, checked to run; None if the
+    model has none."""
+    if "conv_onnx" not in data:
+        return None
+    temperatures = data["conv_temperatures"]
+    conv = ConvNet(data["conv_onnx"].tobytes(), float(temperatures[0]), float(temperatures[1]))
+    try:  # a damaged network fails here, not on the first photo
+        conv.logits(np.zeros((1, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX), np.float32))
+    except cv2.error as error:
+        raise ValueError(
+            f"model {path} holds a convolutional network OpenCV cannot run; run `python -m vision.train`"
+        ) from error
+    return conv
 
 
-_NO_ADDEND = np.empty((0, 0), np.float32)
+def stored_conv(path: Path) -> ConvNet | None:
+    """The convolutional network of the model file at `path` alone (whatever the format of its
+    perceptrons), for a training run that keeps it; None if it has none."""
+    with np.load(path) as data:
+        return _stored_conv(data, path)
 
 
 @functools.cache

@@ -5,14 +5,13 @@ The modules, in the order a run uses them:
 - `samples`: labelled patches from generated scenes and from whole generated table photos
   read through the recogniser's own proposal stages (`SampleSet`, `generate`, `cached`);
 - `pools`: the forked worker pools that generate and calibrate;
-- `models`: the perceptron ensemble (numpy) and the convolutional network (trained with
-  PyTorch and exported to ONNX, which OpenCV runs at recognition time), and their heads'
-  temperatures;
+- `models`: the perceptron ensemble and the convolutional network, trained with PyTorch and
+  exported to ONNX (which OpenCV runs at recognition time), and their heads' temperatures;
 - `calibration`: the logistic calibration of whole detections on generated photos;
 - `cli`: the command line.
 
-Training the convolutional network needs PyTorch and onnx (`pip install -r
-requirements-train.txt`); importing this package does not.
+Training needs PyTorch and onnx (`pip install -r requirements-train.txt`); importing this
+package does not.
 """
 
 from vision.train.pools import fork_pool, worker_library

@@ -1,24 +1,28 @@
-"""`python -m vision.train`: build the index classifier from scratch.
+"""`python -m vision.train`: generate the samples, train the networks, calibrate, write the
+model, and print a report. Seeded end to end.
 
-Generates the samples, trains the networks, calibrates, writes the model and prints a report.
-Seeded end to end; `--cache DIR` keeps the generated samples (most of a run's time) for the
-next run.
+`--cache DIR` keeps the generated samples (most of a run's time) for the next run, and
+`--conv-from MODEL` takes the convolutional network of an existing model file byte for byte
+instead of training it again, so that a change to the perceptrons or to the calibration
+retrains only what it must.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from vision.classify import MODEL_PATH, IndexModel
+from vision.classify import MODEL_PATH, IndexModel, stored_conv
 from vision.decks import SVG_DECKS, missing_svg_decks
 from vision.train.calibration import CALIBRATION_PHOTOS, fit_detection_weights
 from vision.train.models import (
     CONV_EPOCHS,
     DEFAULT_NETWORKS,
+    MLP_EPOCHS,
     NETWORK_SEED_STEP,
     calibrate_heads,
     report,
@@ -39,15 +43,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--photos", type=int, default=CALIBRATION_PHOTOS, help="photos for confidence calibration"
     )
-    parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--epochs", type=int, default=MLP_EPOCHS, help="epochs of each perceptron")
     parser.add_argument(
-        "--networks", type=int, default=DEFAULT_NETWORKS, help="networks in the ensemble (same data)"
+        "--networks", type=int, default=DEFAULT_NETWORKS, help="perceptrons in the ensemble (same data)"
     )
     parser.add_argument(
         "--conv-epochs",
         type=int,
         default=CONV_EPOCHS,
-        help="epochs of the convolutional network (0: none; otherwise needs requirements-train.txt)",
+        help="epochs of the convolutional network (0: a model without one)",
+    )
+    parser.add_argument(
+        "--conv-from",
+        type=Path,
+        metavar="MODEL",
+        help="take the convolutional network of this model file instead of training one",
     )
     parser.add_argument(
         "--cache", type=Path, metavar="DIR", help="keep generated samples here and reuse them"
@@ -57,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    torch_module()  # fail now, not after the data is generated
     missing = missing_svg_decks()
     if missing:
         # Procedural faces alone teach a model that reads real spades as clubs (measured: every
@@ -65,8 +76,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{len(missing)} of {len(SVG_DECKS)} SVG card decks are missing ({', '.join(missing[:4])}...): "
             "install Debian's gnome-cards-data, kdegames-card-data-kf5 and librsvg2-bin, and npm"
         )
-    if args.conv_epochs:
-        torch_module()  # fail now, not after the data is generated
+    kept_conv = None
+    if args.conv_from is not None:
+        kept_conv = stored_conv(args.conv_from)
+        if kept_conv is None:
+            parser.error(f"{args.conv_from} holds no convolutional network")
     print(
         f"generating {args.scenes} card scenes and {args.mined} table photos (seed {args.seed})", flush=True
     )
@@ -89,11 +103,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     networks = []
     for member in range(args.networks):
-        print(f"network {member + 1} of {args.networks}", flush=True)
+        print(f"perceptron {member + 1} of {args.networks}", flush=True)
         network = train_network(train, args.seed + member * NETWORK_SEED_STEP, args.epochs)
         networks.append(calibrate_heads(network, validation))
-    conv = None
-    if args.conv_epochs:
+    conv = kept_conv
+    if conv is None and args.conv_epochs:
         print("convolutional network", flush=True)
         conv = train_conv(train, validation, args.seed, args.conv_epochs)
     model = IndexModel(networks=tuple(networks), conv=conv)
@@ -105,3 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - started:.0f} s"
     )
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
