@@ -751,7 +751,7 @@ class Store:
                 event_rows.append({"match_id": r.id, "seq": e.seq, "event": _dump(e.event, "event"),
                                    "idempotency_key": e.idempotency_key, "created_at": e.created_at})
 
-        def work(conn: Connection) -> None:
+        def already(conn: Connection) -> AlreadyStored | None:
             g, m = groups_table.c, matches_table.c
             if group is not None:
                 tokens = [group.id, group.viewer_id]
@@ -759,7 +759,7 @@ class Store:
                     sa.select(g.id).where(sa.or_(g.id.in_(tokens), g.viewer_id.in_(tokens)))
                 ).first()
                 if taken is not None:
-                    raise AlreadyStored(
+                    return AlreadyStored(
                         f"group {group.name!r} is already here (the same id): nothing was imported")
             ids = [r["id"] for r in match_rows] + [r["viewer_id"] for r in match_rows]
             for chunk in range(0, len(ids), 500):
@@ -768,8 +768,14 @@ class Store:
                     sa.select(m.id).where(sa.or_(m.id.in_(part), m.viewer_id.in_(part)))
                 ).first()
                 if taken is not None:
-                    raise AlreadyStored(
+                    return AlreadyStored(
                         f"match {taken.id[:8]}… is already here (the same id): nothing was imported")
+            return None
+
+        def work(conn: Connection) -> None:
+            taken = already(conn)
+            if taken is not None:
+                raise taken
             if group_rows:
                 conn.execute(groups_table.insert(), group_rows)
             if match_rows:
@@ -780,7 +786,16 @@ class Store:
                 conn.execute(group_matches_table.insert(),
                              [{"match_id": r["id"], "group_id": group.id} for r in match_rows])
 
-        self._run(work, write=True)
+        try:
+            self._run(work, write=True, conflicts_expected=True)
+        except IntegrityError as exc:
+            # Another import of the same ids committed between this one's check and its inserts
+            # (PostgreSQL checks under READ COMMITTED; SQLite's writes take turns): the same
+            # answer as if it had come first.
+            taken = self._run(already, write=False)
+            if taken is None:
+                raise StoreError(f"the match store {self._where} refused a write: {_reason(exc)}") from exc
+            raise taken from None
 
     # ------------------------------------------------------------------------------ uploads
 

@@ -200,3 +200,50 @@ def test_a_groups_export_stored_already_is_still_refused(server: Flask) -> None:
     text = client.get(f"/api/groups/{group['id']}/export").data
     status, answer = upload(client, text)
     assert status == 409 and "already here" in answer["error"]
+
+
+@pytest.mark.postgres
+def test_two_uploads_of_one_match_at_once_store_it_once(
+    pg_fresh_url: str, tmp_path: Path, phone: Flask
+) -> None:
+    # A phone that timed out sends its upload again while the first is still being stored. On
+    # PostgreSQL both requests can find the ids free before either inserts; the second insert
+    # then meets the first's rows. It must answer as a retry does (200, the same links), not fail.
+    import threading
+    import time
+
+    server = make_app(tmp_path, DATABASE_URL=pg_fresh_url)
+    engine = sa.create_engine(pg_fresh_url)
+    try:
+        match_id = play(phone.test_client(), EVENTS)
+        text = phone.test_client().get(f"/api/matches/{match_id}/export").data
+        answers: list[tuple[int, Any]] = []
+        threads = [
+            threading.Thread(target=lambda: answers.append(upload(server.test_client(), text)))
+            for _ in range(2)
+        ]
+        waiting = sa.text(
+            "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            "AND query ILIKE 'INSERT INTO matches%'"
+        )
+        with engine.connect() as holder, engine.connect() as watcher:
+            # SHARE mode lets both requests read (their checks find nothing) but holds back their
+            # inserts until it is let go: both checks pass before either insert runs.
+            holder.execute(sa.text("LOCK TABLE matches IN SHARE MODE"))
+            for thread in threads:
+                thread.start()
+            deadline = time.monotonic() + 60
+            while not (both := watcher.execute(waiting).scalar_one() >= 2) and time.monotonic() < deadline:
+                watcher.rollback()  # a transaction sees one snapshot of pg_stat_activity
+                time.sleep(0.05)
+            holder.rollback()
+        for thread in threads:
+            thread.join(60)
+        assert both, "the two uploads never both reached their inserts"
+        assert sorted(status for status, _ in answers) == [200, 201], answers
+        assert answers[0][1] == answers[1][1]
+        assert rows(server) == {"groups": 0, "group_matches": 0, "matches": 1, "events": len(EVENTS)}
+        assert server.test_client().get(f"/api/matches/{match_id}/export").data == text
+    finally:
+        engine.dispose()
+        server.extensions["muggins.store"].close()
