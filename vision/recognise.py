@@ -22,6 +22,8 @@ import functools
 import itertools
 import json
 import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -184,12 +186,51 @@ class Candidate:
         return index_ends(self)
 
 
-def recognise(image: ImageInput, model: IndexModel | None = None) -> Recognition:
-    """Find and name the cards in `image` (bytes, a path or a BGR array)."""
+class Laps:
+    """Wall-clock milliseconds spent in each stage of `recognise`, for the bench: pass one as
+    `laps` and read `ms` (stage name -> one entry per photo) after each call. The stages, in
+    order: decode, warnings, prepare, outlines (card masks, blobs and their outlines),
+    read outlines, lone proposals (corner, segment, glyph and squared proposals), read lone
+    proposals, merge (calibrate and merge), starter."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, list[float]] = {}
+        self.proposals: dict[str, list[int]] = {}
+        self._last = time.perf_counter()
+
+    def start(self) -> None:
+        """Start timing a photo."""
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        """The time since the last lap (or `start`) was spent in `stage`."""
+        now = time.perf_counter()
+        self.ms.setdefault(stage, []).append((now - self._last) * 1000.0)
+        self._last = now
+
+    def count(self, kind: str, n: int) -> None:
+        """How many proposals of `kind` a photo had."""
+        self.proposals.setdefault(kind, []).append(n)
+
+
+def _no_lap(stage: str) -> None:
+    """A lap nobody records."""
+
+
+def recognise(image: ImageInput, model: IndexModel | None = None, laps: Laps | None = None) -> Recognition:
+    """Find and name the cards in `image` (bytes, a path or a BGR array); `laps` (the bench's)
+    records the time each stage took."""
+    lap = _no_lap if laps is None else laps.lap
+    if laps is not None:
+        laps.start()
     loaded = load_image(image)
+    lap("decode")
     model = model or default_model()
     warnings = photo_warnings(loaded.pixels)
-    kept = merge(calibrate(find_candidates(loaded.pixels, model), model))
+    lap("warnings")
+    candidates = find_candidates(loaded.pixels, model, laps)
+    kept = merge(calibrate(candidates, model))
+    lap("merge")
     detections = [
         Detection(
             card=c.reading.card,
@@ -205,23 +246,35 @@ def recognise(image: ImageInput, model: IndexModel | None = None) -> Recognition
     if unsure:
         warnings.append(f"not sure of {', '.join(unsure)}: check or retake closer")
     starter = lying_apart([d.corners for d in detections])
+    lap("starter")
     return Recognition(cards=detections, warnings=warnings, starter=starter)
 
 
-def find_candidates(bgr: NDArray[np.uint8], model: IndexModel) -> list[Candidate]:
-    """Every reading of every proposal in a working-size image, before calibration and merging."""
+def find_candidates(bgr: NDArray[np.uint8], model: IndexModel, laps: Laps | None = None) -> list[Candidate]:
+    """Every reading of every proposal in a working-size image, before calibration and merging
+    (`laps`: see `recognise`)."""
+    lap: Callable[[str], None] = _no_lap if laps is None else laps.lap
     prepared = prepare(bgr)
     pyramid = build_pyramid(bgr)
+    lap("prepare")
     masks = card_masks(prepared)
     blobs = find_blobs(prepared, masks) + broken_outline_blobs(prepared)
     outlines = outline_proposals(unique_quads(blobs))
+    lap("outlines")
     candidates = read_candidates(pyramid, outlines, model)
+    lap("read outlines")
     confident = [c.quad for c in candidates if c.whole and c.reading.confidence >= SURE_OUTLINE]
     widths = [card_width_px(card_homography(quad)) for quad in confident]
     paper = paper_regions(masks)
     edged = corner_proposals(blobs, widths, confident) + segment_proposals(prepared, paper, widths, confident)
     lone = edged + glyph_proposals(prepared, paper) + squared_proposals(edged)
-    return candidates + read_candidates(pyramid, lone, model)
+    lap("lone proposals")
+    read = read_candidates(pyramid, lone, model)
+    lap("read lone proposals")
+    if laps is not None:
+        laps.count("outline", len(outlines))
+        laps.count("lone", len(lone))
+    return candidates + read
 
 
 def photo_warnings(bgr: NDArray[np.uint8]) -> list[str]:

@@ -1,0 +1,102 @@
+"""Where the recogniser's time goes: milliseconds per stage of `vision.recognise`, per photo set.
+
+Run from the repository root with the project's venv, on a quiet machine::
+
+    .venv/bin/python bench/bench_recognise.py [--photos DIR] [--shows 30] [--threads 1]
+
+Sets: the labelled photos under ``--photos`` (default ``../shared/cards``; edje_tfod IMG* and
+cam*, bidly deal* and single*, as `vision.evaluate --split` splits them) read from their files as
+uploaded, and ``--shows`` generated cribbage shows (`vision.synth.render_show` at the evaluation
+seeds, evaluation faces, typical camera) at 1600x1200, the size the count page's browser
+shrinks a photo to before sending it. Each photo is read once to warm up, then timed; OpenCV runs on
+``--threads`` threads (1, as in the server's photo workers).
+
+Prints one markdown table: a row per stage (`vision.recognise.Laps`), the median milliseconds
+per set, and the total's median and 95th percentile; then the proposals read per photo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from vision.classify import default_model  # noqa: E402
+from vision.evaluate import EVALUATION_SEED, SHOW_SIZE  # noqa: E402
+from vision.recognise import Laps, recognise  # noqa: E402
+from vision.synth import full_library, render_show  # noqa: E402
+
+
+def shared_sets(folder: Path) -> dict[str, list[bytes]]:
+    """The labelled photos, split as `vision.evaluate --split` splits them."""
+    sets: dict[str, list[bytes]] = {}
+    for sub, prefixes in (("edje_tfod", ("IMG", "cam")), ("bidly", ("deal", "single"))):
+        for prefix in prefixes:
+            files = sorted(p for p in (folder / sub).glob(f"{prefix}*") if p.is_file())
+            if files:
+                sets[f"{sub} ({prefix}*)"] = [p.read_bytes() for p in files]
+    return sets
+
+
+def generated_shows(count: int) -> list[bytes]:
+    """`count` generated shows (typical camera), as `vision.evaluate --synthetic` reads them."""
+    library = full_library(EVALUATION_SEED)
+    shows = (render_show(EVALUATION_SEED + i, library, SHOW_SIZE, harsh=False) for i in range(count))
+    return [show.jpeg_bytes() for show in shows]
+
+
+def measure(photos: Sequence[bytes]) -> Laps:
+    """Each photo read once untimed, then once with its stages timed."""
+    laps = Laps()
+    for data in photos:
+        recognise(data)
+        recognise(data, laps=laps)
+    return laps
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--photos", type=Path, default=ROOT.parent / "shared" / "cards")
+    parser.add_argument("--shows", type=int, default=30)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(args.threads)
+    default_model()
+    sets = shared_sets(args.photos) if args.photos.is_dir() else {}
+    if args.shows:
+        sets[f"generated shows, {SHOW_SIZE[0]} px"] = generated_shows(args.shows)
+    measured = {name: measure(photos) for name, photos in sets.items()}
+    names = list(measured)
+    stages = list(next(iter(measured.values())).ms)
+    print(f"OpenCV threads: {args.threads}; milliseconds per photo, median over the set\n")
+    print("| stage | " + " | ".join(f"{name} ({len(sets[name])})" for name in names) + " |")
+    print("| --- |" + " ---: |" * len(names))
+    totals = {
+        name: [sum(parts) for parts in zip(*laps.ms.values(), strict=True)] for name, laps in measured.items()
+    }
+    for stage in stages:
+        cells = []
+        for name in names:
+            median = statistics.median(measured[name].ms[stage])
+            share = median / statistics.median(totals[name])
+            cells.append(f"{median:.1f} ({share:.0%})")
+        print(f"| {stage} | " + " | ".join(cells) + " |")
+    medians = [statistics.median(totals[n]) for n in names]
+    print("| **total, median** | " + " | ".join(f"**{m:.0f}**" for m in medians) + " |")
+    print("| total, p95 | " + " | ".join(f"{np.percentile(totals[n], 95):.0f}" for n in names) + " |")
+    for kind in ("outline", "lone"):
+        counts = [statistics.median(measured[n].proposals[kind]) for n in names]
+        print(f"| {kind} proposals read | " + " | ".join(f"{c:.0f}" for c in counts) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
