@@ -73,10 +73,12 @@ def lying_apart(quads: Sequence[Sequence[Point]] | Sequence[NDArray[np.float64]]
 
 def card_gap(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
     """The distance between two convex outlines (four corners each), 0 when they touch or overlap."""
-    if any(_inside(p, b) for p in a) or any(_inside(p, a) for p in b):
+    pa: list[Point] = [(float(x), float(y)) for x, y in a]
+    pb: list[Point] = [(float(x), float(y)) for x, y in b]
+    if any(_inside(p, pb) for p in pa) or any(_inside(p, pa) for p in pb):
         return 0.0
     sides = [(i, j) for i in range(4) for j in range(4)]
-    return min(_segment_distance(a[i], a[(i + 1) % 4], b[j], b[(j + 1) % 4]) for i, j in sides)
+    return min(_segment_distance(pa[i], pa[(i + 1) % 4], pb[j], pb[(j + 1) % 4]) for i, j in sides)
 
 
 def _area(p: NDArray[np.float64]) -> float:
@@ -84,34 +86,36 @@ def _area(p: NDArray[np.float64]) -> float:
     return float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2
 
 
-def _inside(point: NDArray[np.float64], polygon: NDArray[np.float64]) -> bool:
+# The geometry below works on plain floats: a deal photo's twenty-odd outlines make hundreds of
+# pairs, and numpy's per-call cost on two-element vectors made this a third of such a photo's
+# reading (324 ms of 1,368 on the bridge deals, bench/bench_recognise.py).
+
+
+def _cross(o: Point, u: Point, v: Point) -> float:
+    return (u[0] - o[0]) * (v[1] - o[1]) - (u[1] - o[1]) * (v[0] - o[0])
+
+
+def _inside(point: Point, polygon: Sequence[Point]) -> bool:
     """Whether `point` lies inside the convex `polygon` (either winding)."""
-    signs = []
-    for i in range(4):
-        edge = polygon[(i + 1) % 4] - polygon[i]
-        rel = point - polygon[i]
-        signs.append(edge[0] * rel[1] - edge[1] * rel[0])
+    signs = [_cross(polygon[i], polygon[(i + 1) % 4], point) for i in range(4)]
     return all(s >= 0 for s in signs) or all(s <= 0 for s in signs)
 
 
-def _segment_distance(p: NDArray[np.float64], q: NDArray[np.float64],
-                      r: NDArray[np.float64], s: NDArray[np.float64]) -> float:
+def _segment_distance(p: Point, q: Point, r: Point, s: Point) -> float:
     """The distance between segments pq and rs (0 when they cross)."""
-    def cross(o: NDArray[np.float64], u: NDArray[np.float64], v: NDArray[np.float64]) -> float:
-        return float((u[0] - o[0]) * (v[1] - o[1]) - (u[1] - o[1]) * (v[0] - o[0]))
-
-    d1, d2, d3, d4 = cross(p, q, r), cross(p, q, s), cross(r, s, p), cross(r, s, q)
+    d1, d2, d3, d4 = _cross(p, q, r), _cross(p, q, s), _cross(r, s, p), _cross(r, s, q)
     if d1 * d2 < 0 and d3 * d4 < 0:
         return 0.0
     return min(_point_segment(p, r, s), _point_segment(q, r, s),
                _point_segment(r, p, q), _point_segment(s, p, q))
 
 
-def _point_segment(point: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
-    ab = b - a
-    length = float(ab @ ab)
-    t = 0.0 if length == 0 else min(1.0, max(0.0, float((point - a) @ ab) / length))
-    return float(np.linalg.norm(point - (a + t * ab)))
+def _point_segment(point: Point, a: Point, b: Point) -> float:
+    abx, aby = b[0] - a[0], b[1] - a[1]
+    length = abx * abx + aby * aby
+    along = (point[0] - a[0]) * abx + (point[1] - a[1]) * aby
+    t = 0.0 if length == 0 else min(1.0, max(0.0, along / length))
+    return math.hypot(point[0] - (a[0] + t * abx), point[1] - (a[1] + t * aby))
 
 
 def _spanning_tree(gaps: NDArray[np.float64]) -> list[tuple[float, int, int]]:
