@@ -32,7 +32,7 @@ from scorer.errors import CardError
 from scorer.i18n import N_, _, digits
 from scorer.pegging import PegEvent, score_pegging
 from scorer.rulings import show_answer
-from scorer.show import ScoreKind, score_show
+from scorer.show import PAIR_NAMES, ScoreKind, score_show
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE"]
 
@@ -52,8 +52,6 @@ _MEAN_PLACES = 2
 
 _SHOW_WHAT = N_("cards (four in hand, then the starter)")
 """How ``show``'s count message names its cards."""
-_PAIR_NAMES = {2: N_("pair"), 6: N_("pair royal"), 12: N_("double pair royal")}
-"""What players call a pair in the play, by its points."""
 _AWARD_NAMES = {
     ScoreKind.FIFTEEN: N_("fifteen"), ScoreKind.RUN: N_("run"), ScoreKind.GO: N_("go"),
     ScoreKind.THIRTY_ONE: N_("thirty-one"), ScoreKind.LAST: N_("last card"),
@@ -196,7 +194,7 @@ def _peg(args: argparse.Namespace) -> str:
 
 def _award_name(event: PegEvent) -> str:
     if event.kind is ScoreKind.PAIR:
-        return _(_PAIR_NAMES[event.points])
+        return _(PAIR_NAMES[event.points])
     return _(_AWARD_NAMES[event.kind]) if event.kind in _AWARD_NAMES else event.kind.value
 
 

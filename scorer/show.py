@@ -24,7 +24,7 @@ from scorer.cards import HAND_CARDS, Card, CardsLike, Rank, parse_cards
 from scorer.errors import CardError, DuplicateCardError
 from scorer.i18n import N_, _, join_phrases, number_words
 
-__all__ = ["ScoreKind", "ScoreItem", "Score", "score_show", "number_word"]
+__all__ = ["ScoreKind", "ScoreItem", "Score", "score_show", "number_word", "PAIR_NAMES"]
 
 
 class ScoreKind(Enum):
@@ -71,6 +71,10 @@ def number_word(n: int) -> str:
     """
     return number_words(n)
 
+
+PAIR_NAMES = {2: N_("pair"), 6: N_("pair royal"), 12: N_("double pair royal")}
+"""What players call two, three or four cards of a rank, by their points (in the show and in the
+play alike); marked for translation, translated where shown."""
 
 # The combinations as players name them, by how many pairs (outside a run) or runs make them; each
 # is a whole sentence with the running total, since word order differs between languages.

@@ -18,7 +18,7 @@ from scorer.i18n import DEFAULT_LANGUAGE, N_, _, current, digits, ngettext
 from scorer.match import Entry
 from scorer.pegging import PegEvent
 from scorer.rules import SEAT_LETTERS
-from scorer.show import ScoreItem, ScoreKind, number_word
+from scorer.show import PAIR_NAMES, ScoreItem, ScoreKind, number_word
 from web.i18n import per_request
 
 __all__ = ["award_label", "decimal", "entry_words", "init_app", "item_label", "kind_label", "signed"]
@@ -37,8 +37,6 @@ _KIND_LABELS = {
     ScoreKind.THIRTY_ONE: N_("thirty-one"),
     ScoreKind.LAST: N_("last card"),
 }
-
-_PAIR_NAMES = {2: N_("pair"), 6: N_("pair royal"), 12: N_("double pair royal")}
 
 _RUN_NAMES = {
     3: N_("run of three"),
@@ -66,7 +64,7 @@ def item_label(item: ScoreItem) -> str:
     if item.kind is ScoreKind.FLUSH:
         return _(_FLUSH_NAMES[len(item.cards)])
     if item.kind is ScoreKind.PAIR and len(item.cards) > 2:
-        return _(_PAIR_NAMES.get(item.points, N_("pair")))
+        return _(PAIR_NAMES.get(item.points, N_("pair")))
     return kind_label(item.kind)
 
 
@@ -75,7 +73,7 @@ def award_label(event: PegEvent) -> str:
     if event.kind is ScoreKind.RUN:
         return _(_RUN_NAMES[len(event.cards)])
     if event.kind is ScoreKind.PAIR:
-        return _(_PAIR_NAMES.get(event.points, N_("pair")))
+        return _(PAIR_NAMES.get(event.points, N_("pair")))
     return kind_label(event.kind)
 
 
