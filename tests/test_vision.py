@@ -37,7 +37,7 @@ from vision.geometry import (
 )
 from vision.io import MAX_PIXELS, WORKING_LONG_SIDE_PX, decode_bytes, load_image
 from vision.recognise import Candidate
-from vision.synth import render_blank_table, render_show
+from vision.synth import HAND_LABEL, SKIN_BGR, add_fingers, render_blank_table, render_held_hand, render_show
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CARDS = REPO.parent / "shared" / "cards"
@@ -897,3 +897,35 @@ def test_random_is_not_used_at_module_level() -> None:
     random.seed(12345)
     second = render_show(TEST_SEEDS[0], harsh=False).image
     assert np.array_equal(first, second)
+
+
+def test_a_held_hand_is_fanned_with_every_top_left_index_showing() -> None:
+    # The generator's held hand (issue 23): four to six different cards, each readable at its
+    # top-left index, the fan tight enough to hide other ends, no starter; one seed, one photo.
+    for seed in TEST_SEEDS:
+        photo = render_held_hand(seed)
+        assert 4 <= len(photo.cards) <= 6 and len(set(photo.cards)) == len(photo.cards)
+        assert photo.starter_index is None
+        assert all(card.visible[0] >= 0.9 for card in photo.placed)
+        assert any(card.visible[1] < 0.5 for card in photo.placed)
+        assert np.array_equal(render_held_hand(seed).image, photo.image)
+
+
+def test_fingers_cover_the_fan_and_are_marked_as_covering() -> None:
+    # The hand is painted over the cards and marked in the occupancy map, so an index under a
+    # finger counts as hidden; nothing else is touched.
+    canvas = np.full((600, 800, 3), 100.0, np.float32)
+    occupancy = np.full((600, 800), -1, np.int16)
+    quads = [np.array([[300 + 40 * i, 150], [420 + 40 * i, 150], [420 + 40 * i, 318], [300 + 40 * i, 318]],
+                      np.float32) for i in range(4)]
+    for i, quad in enumerate(quads):
+        cv2.fillPoly(occupancy, [quad.astype(np.int32)], i)
+    before = canvas.copy()
+    add_fingers(random.Random(3), canvas, occupancy, quads)
+    hand = occupancy == HAND_LABEL
+    assert hand.sum() > 0.3 * 120 * 168  # a thumb and fingers: a good part of a card's area
+    changed = np.abs(canvas - before).max(axis=2) > 1.0
+    assert changed[hand].all()
+    assert not changed[cv2.dilate(hand.astype(np.uint8), np.ones((5, 5), np.uint8)) == 0].any()
+    # Skin: no brighter than the lightest tone at its lightest (varied by 1.1, lit by 1.05).
+    assert (canvas[hand] <= np.array(SKIN_BGR, np.float32).max(axis=0) * 1.1 * 1.05 + 1).all()

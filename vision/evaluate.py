@@ -5,7 +5,10 @@ the shared evaluation photos). `--synthetic N` adds N freshly generated cribbage
 `EVALUATION_SEED`, never used in training) photographed twice over: with a typical phone
 camera, and with the harsh camera the training uses (dim light, strong glare and shadows,
 heavy blur and noise, JPEG down to quality 55), and N shows whose starter lies clearly apart
-(typical camera). `--large N` adds N typical shows at 12 megapixels for timing. Prints a markdown
+(typical camera). `--held N` adds N hands of four to six cards held fanned in the fingers
+(`render_held_hand`, typical camera, seeds from `HELD_SEED`): only each card's top-left index
+shows, fingers over the cards' lower parts. `--large N` adds N typical shows at 12 megapixels
+for timing. Prints a markdown
 table: images, card recall, card precision, exact-photo rate (every card right and nothing
 extra), and the median and 95th-percentile time per photo, measured from the file's bytes
 (decode included); then a second one for `Recognition.starter`: on generated shows how often
@@ -29,7 +32,7 @@ import numpy as np
 from vision.classify import default_model
 from vision.io import ImageError
 from vision.recognise import recognise
-from vision.synth import FaceLibrary, full_library, render_show
+from vision.synth import FaceLibrary, full_library, render_held_hand, render_show
 
 EVALUATION_SEED = 7_000_001
 """First seed of evaluation shows; training uses seeds near `vision.train.TRAIN_SEED`."""
@@ -205,11 +208,26 @@ def evaluate_synthetic_starters(
     return tally, starters
 
 
+HELD_SEED = EVALUATION_SEED + 600_000
+"""First seed of the held hands (`--held`); training uses none of the evaluation seeds."""
+
+
+def evaluate_held(count: int, library: FaceLibrary, size: tuple[int, int], seed: int = HELD_SEED) -> Tally:
+    """Recognise `count` generated hands held fanned in the fingers."""
+    tally = Tally("synthetic held hands, fanned")
+    for i in range(count):
+        photo = render_held_hand(seed + i, library, size=size)
+        cards, millis, stages, _ = _timed(photo.jpeg_bytes())
+        tally.add(f"seed {seed + i}", photo.cards, cards, millis, stages)
+    return tally
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Evaluate folders and synthetic shows; print a markdown table."""
     parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="*", type=Path, help="folders with labels.json")
     parser.add_argument("--synthetic", type=int, default=0, metavar="N", help="also N generated shows")
+    parser.add_argument("--held", type=int, default=0, metavar="N", help="also N generated hands held fanned")
     parser.add_argument("--large", type=int, default=0, metavar="N", help="also N generated 12 MP shows")
     parser.add_argument("--split", action="store_true", help="report file-name groups (single_, deal) apart")
     parser.add_argument(
@@ -238,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError, ImageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.synthetic or args.large:
+    if args.synthetic or args.large or args.held:
         library = full_library(EVALUATION_SEED)
         if args.synthetic:
             for name, harsh, apart in (
@@ -251,6 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
                 tallies.append(tally)
                 starters.append(starter)
+        if args.held:
+            tallies.append(evaluate_held(args.held, library, SHOW_SIZE))
         if args.large:
             tallies.append(
                 evaluate_synthetic(

@@ -259,6 +259,51 @@ PAPER_LABEL = -3
 DECK_LABEL = -4
 """Occupancy label of the pack the starter lies on."""
 
+HAND_LABEL = -5
+"""Occupancy label of the fingers holding a fanned hand."""
+
+SKIN_BGR = ((178, 196, 236), (150, 172, 222), (118, 146, 200), (84, 112, 168), (58, 78, 120), (44, 56, 86))
+"""Skin tones from light to dark (BGR), each varied a little per photo."""
+
+
+def add_fingers(
+    rng: random.Random, canvas: FloatImage, occupancy: NDArray[np.int16], quads: Sequence[NDArray[np.float32]]
+) -> None:
+    """The hand holding a fan of cards (`quads`, bottom card first): a thumb over the front card's
+    lower half, pressing the fan at its pivot, and two or three fingers across the bottom ends of
+    the cards, shaded and soft-edged; `occupancy` marks them (`HAND_LABEL`) so that an index they
+    cover counts as covered."""
+    tone = np.array(rng.choice(SKIN_BGR), np.float32) * rng.uniform(0.85, 1.1)
+    front = quads[-1].astype(np.float64)
+    width = float(np.linalg.norm(front[1] - front[0]))
+    down = (front[3] - front[0]) / max(float(np.linalg.norm(front[3] - front[0])), 1e-9)
+    across = (front[1] - front[0]) / max(width, 1e-9)
+    bottoms = np.array([(q[2] + q[3]) / 2 for q in quads], np.float64)
+    shapes: list[tuple[NDArray[np.float64], float, float, float]] = []
+    # The thumb: from the front card's lower left towards its middle.
+    base = front[3] + across * width * rng.uniform(0.1, 0.4) - down * width * rng.uniform(0.2, 0.5)
+    turn = math.degrees(math.atan2(down[1], down[0])) + rng.uniform(-50, 10)
+    shapes.append((base, width * rng.uniform(0.45, 0.7), width * rng.uniform(0.16, 0.22), turn))
+    for _ in range(rng.randint(2, 3)):  # fingers across the bottom ends
+        spot = bottoms[rng.randrange(len(bottoms))] + across * width * rng.uniform(-0.5, 0.5)
+        spot = spot + down * width * rng.uniform(-0.1, 0.25)
+        angle = math.degrees(math.atan2(across[1], across[0])) + rng.uniform(-25, 25)
+        shapes.append((spot, width * rng.uniform(0.5, 0.8), width * rng.uniform(0.15, 0.2), angle))
+    h, w = canvas.shape[:2]
+    mask = np.zeros((h, w), np.float32)
+    for centre, length, thickness, angle in shapes:
+        cv2.ellipse(mask, (round(centre[0]), round(centre[1])), (round(length), round(thickness)),
+                    angle, 0, 360, 1.0, -1, cv2.LINE_AA)
+    if not mask.any():
+        return
+    soft = np.asarray(cv2.GaussianBlur(mask, (0, 0), 1.0), np.float32)
+    # Rounded: darker towards the edges, as a finger is in side light.
+    shade = np.asarray(cv2.GaussianBlur(mask, (0, 0), max(1.0, width * 0.03)), np.float32)
+    skin = tone[None, None, :] * (0.6 + 0.45 * np.clip(shade, 0.0, 1.0))[:, :, None]
+    alpha = np.clip(soft, 0.0, 1.0)[:, :, None]
+    canvas[:] = canvas * (1.0 - alpha) + skin * alpha
+    occupancy[soft > 0.5] = HAND_LABEL
+
 
 # Compositing ---------------------------------------------------------------------------------
 
@@ -678,11 +723,12 @@ def _compose(
     harsh: bool,
     fill: float,
     deck: tuple[NDArray[np.uint8], Spot] | None = None,
+    fingers: bool = False,
 ) -> tuple[Image, list[PlacedCard]] | None:
     """Lay the cards out on a synthetic table and photograph it; None if a card falls off.
 
     `deck` (a card back and where it lies) is drawn under the cards: the rest of the pack, with
-    the starter on it."""
+    the starter on it. `fingers` draws the hand holding the cards over them (`add_fingers`)."""
     corners_mm = [
         _card_corners_mm(spot, face.shape[0] / face.shape[1]) for spot, face in zip(spots, faces, strict=True)
     ]
@@ -706,6 +752,8 @@ def _compose(
             paste_card(table, occupancy, deck[0], lower, DECK_LABEL, rng, shadow=layer == 3)
     for i, (quad, face) in enumerate(zip(quads, faces, strict=True)):
         paste_card(table, occupancy, face, quad, i, rng)
+    if fingers:
+        add_fingers(rng, table, occupancy, quads)
     placed = [
         PlacedCard(code, quad, index_visibility(occupancy, quad, face, i), face.shape[0] / face.shape[1])
         for i, (code, quad, face) in enumerate(zip(codes, quads, faces, strict=True))
@@ -757,6 +805,62 @@ def render_show(
                 placed=tuple(placed),
             )
     raise RuntimeError(f"no readable layout found for seed {seed}")
+
+
+HELD_FAN_STEP_DEG = (9.0, 20.0)
+"""Turn between neighbouring cards of a hand held fanned, in degrees: a tight fan shows little
+more of each card than its top-left index."""
+
+HELD_FAN_PIVOT = (0.3, 0.6)
+"""Distance from the pivot (where the thumb holds the cards) to each card's centre, in card
+heights: the pivot lies in the cards' lower half."""
+
+
+def _held_fan(rng: random.Random, count: int) -> list[Spot]:
+    """A hand held fanned: each card turned `HELD_FAN_STEP_DEG` on from the one under it about a
+    pivot in their lower half, a little unevenly, as fingers spread cards."""
+    ch = CARD_MM[1]
+    step = rng.uniform(*HELD_FAN_STEP_DEG)
+    radius = ch * rng.uniform(*HELD_FAN_PIVOT)
+    spots = []
+    for i in range(count):
+        angle = (i - (count - 1) / 2) * step + rng.uniform(-1.5, 1.5)
+        t = math.radians(angle)
+        spots.append((radius * math.sin(t) + rng.uniform(-1, 1), -radius * math.cos(t), angle))
+    return spots
+
+
+def render_held_hand(
+    seed: int,
+    library: FaceLibrary | None = None,
+    size: tuple[int, int] = (1600, 1200),
+    harsh: bool = False,
+) -> SyntheticPhoto:
+    """Render a hand of four to six cards held fanned in the fingers, as a player photographs it
+    at the table: the cards overlapping heavily about a pivot in their lower half, a thumb and
+    fingers over their lower parts, every top-left index showing (each card is readable there
+    only). `starter_index` is None: a held hand has no starter."""
+    rng = random.Random(seed)
+    library = library or procedural_library(seed)
+    deck = library.deck(rng)
+    count = rng.randint(4, 6)
+    codes = tuple(rng.sample(CARD_CODES, count))
+    faces = [deck(code) for code in codes]
+    for _ in range(_MAX_LAYOUT_TRIES):
+        spots = _held_fan(rng, count)
+        composed = _compose(rng, codes, faces, spots, size, harsh, rng.uniform(0.45, 0.9), fingers=True)
+        if composed is None:
+            continue
+        image, placed = composed
+        if all(card.visible[0] >= INDEX_VISIBLE_FRACTION for card in placed):
+            return SyntheticPhoto(
+                image=image,
+                cards=codes,
+                starter_index=None,
+                quads=tuple(p.quad for p in placed),
+                placed=tuple(placed),
+            )
+    raise RuntimeError(f"no readable held hand found for seed {seed}")
 
 
 def render_table(seed: int, library: FaceLibrary, size: tuple[int, int] = (1280, 960)) -> SyntheticPhoto:
