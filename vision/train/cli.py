@@ -67,7 +67,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    torch_module()  # fail now, not after the data is generated
     missing = missing_svg_decks()
     if missing:
         # Procedural faces alone teach a model that reads real spades as clubs (measured: every
@@ -76,6 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{len(missing)} of {len(SVG_DECKS)} SVG card decks are missing ({', '.join(missing[:4])}...): "
             "install Debian's gnome-cards-data, kdegames-card-data-kf5 and librsvg2-bin, and npm"
         )
+    torch_module()  # fail now, not after the data is generated
     kept_conv = None
     if args.conv_from is not None:
         kept_conv = stored_conv(args.conv_from)
