@@ -7,7 +7,7 @@ Pixel 7, the network throttled by the DevTools protocol (``Network.emulateNetwor
 20 Mbit/s up and down, 10 ms latency). The photo is ``vision.synth.render_show(seed, size=(4032,
 3024), apart=True)`` as a JPEG of a few MB: a show whose starter lies apart, so the flow is the
 two taps a player makes (choose the photo, then "Count"). Timed from the file's choice to the
-total on screen, twice: as photo.js sends it (shrunk in the browser to 1600 px, JPEG 0.85), and
+total on screen, twice: as photo.js sends it (shrunk in the browser to 1600 px, JPEG 0.92), and
 with ``createImageBitmap`` taken away so the original goes up, as it does from a browser that
 cannot decode the photo. Prints the bytes sent, the time to the request's start (the shrink),
 and the median, fastest and slowest time to the total.
