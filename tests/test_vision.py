@@ -29,9 +29,12 @@ from vision.classify import NONE_RANK, NONE_SUIT, IndexReading, fuse
 from vision.detect import EdgeOrientation, Glyphs
 from vision.geometry import (
     CARD_ASPECT,
+    PATCH_HEIGHT_PX,
+    PATCH_WIDTH_PX,
     ROTATE_HALF_TURN,
     build_pyramid,
     card_homography,
+    card_width_px,
     order_quad,
     read_patch,
 )
@@ -201,6 +204,51 @@ def test_read_patch_takes_the_top_left_corner_upright() -> None:
     assert gray[30:50, 20:30].mean() > 200  # card paper below it
 
 
+def test_read_patches_samples_as_one_perspective_warp_per_patch() -> None:
+    # Frames at every pyramid level (small and big cards), turned and tilted: one batched
+    # remap gives the pixels cv2.warpPerspective gives one patch at a time.
+    from vision.geometry import MAX_DOWNSAMPLE, PATCH_PX_PER_CARD_WIDTH, read_patches
+
+    photo = render_show(TEST_SEEDS[0], harsh=False)
+    pyramid = build_pyramid(photo.image)
+    rng = np.random.default_rng(3)
+    frames = []
+    for width in (40.0, 150.0, 300.0, 700.0, 1500.0):
+        for _ in range(8):
+            angle = rng.uniform(0, 2 * np.pi)
+            x_axis = width * np.array([np.cos(angle), np.sin(angle)])
+            origin = rng.uniform(-50, 800, 2)
+            frame = np.array(
+                [[x_axis[0], -x_axis[1], origin[0]], [x_axis[1], x_axis[0], origin[1]], [0.0, 0.0, 1.0]]
+            )
+            frame[2, :2] = rng.uniform(-2e-1, 2e-1, 2)  # a little perspective
+            frames.append(frame)
+    batched = read_patches(pyramid, frames)
+    assert batched.shape == (len(frames), PATCH_HEIGHT_PX, PATCH_WIDTH_PX, 3)
+    differing = 0
+    for frame, patch in zip(frames, batched, strict=True):
+        width = card_width_px(frame)
+        excess = width / (MAX_DOWNSAMPLE * PATCH_PX_PER_CARD_WIDTH)
+        level = min(len(pyramid) - 1, int(np.ceil(np.log2(excess)))) if excess > 1 else 0
+        scale = 0.5**level
+        shift = scale * 0.5 - 0.5 if level else 0.0
+        to_level = np.array([[scale, 0.0, shift], [0.0, scale, shift], [0.0, 0.0, 1.0]])
+        per_pixel = np.diag([1 / PATCH_PX_PER_CARD_WIDTH, 1 / PATCH_PX_PER_CARD_WIDTH, 1.0])
+        expected = cv2.warpPerspective(
+            pyramid[level],
+            to_level @ frame @ per_pixel,
+            (PATCH_WIDTH_PX, PATCH_HEIGHT_PX),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        gap = np.abs(patch.astype(int) - expected)
+        assert gap.max() <= 8
+        differing += int((gap > 0).sum())
+    assert differing <= batched.size // 1000
+    np.testing.assert_array_equal(read_patch(pyramid, frames[0]), batched[0])
+    assert read_patches(pyramid, []).shape == (0, PATCH_HEIGHT_PX, PATCH_WIDTH_PX, 3)
+
+
 def _reading(card: str | None, strength: float = 0.97) -> IndexReading:
     """A corner reading sure of `card` (or sure there is no index when None)."""
     rank = np.full(NONE_RANK + 1, (1 - strength) / NONE_RANK)
@@ -246,8 +294,6 @@ def _network(seed: int) -> object:
 
 
 def _patches(count: int) -> np.ndarray:
-    from vision.geometry import PATCH_HEIGHT_PX, PATCH_WIDTH_PX
-
     rng = np.random.default_rng(5)
     return rng.integers(0, 256, (count, PATCH_HEIGHT_PX, PATCH_WIDTH_PX, 3), dtype=np.uint8)
 

@@ -8,7 +8,7 @@ same operation for a whole-card outline (four corners known) and for a lone visi
 
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
 from typing import cast
 
 import cv2
@@ -105,24 +105,79 @@ def build_pyramid(gray_or_bgr: NDArray[np.uint8], levels: int = 4) -> list[NDArr
 
 def read_patch(pyramid: list[NDArray[np.uint8]], homography: NDArray[np.float64]) -> NDArray[np.uint8]:
     """Sample the index region at the card's top-left under `homography` into a patch."""
-    width = card_width_px(homography)
-    level = 0
-    if width > MAX_DOWNSAMPLE * PATCH_PX_PER_CARD_WIDTH:
-        halvings = math.ceil(math.log2(width / (MAX_DOWNSAMPLE * PATCH_PX_PER_CARD_WIDTH)))
-        level = min(len(pyramid) - 1, halvings)
-    to_level = np.diag([0.5**level, 0.5**level, 1.0])
+    return cast(NDArray[np.uint8], read_patches(pyramid, [homography])[0])
+
+
+REMAP_ROWS = 16384
+"""Most patches sampled by one `cv2.remap` call (its maps are one row per patch; OpenCV takes
+fewer than 32,767 rows)."""
+
+_PATCH_X = np.arange(PATCH_WIDTH_PX, dtype=np.float32)
+_PATCH_Y = np.arange(PATCH_HEIGHT_PX, dtype=np.float32)
+
+
+def read_patches(
+    pyramid: list[NDArray[np.uint8]], homographies: Sequence[NDArray[np.float64]]
+) -> NDArray[np.uint8]:
+    """Sample the index region at the card's top-left under each homography: patches of shape
+    (n, PATCH_HEIGHT_PX, PATCH_WIDTH_PX) plus the image's channels.
+
+    Each patch comes from the finest pyramid level that has at most `MAX_DOWNSAMPLE` source
+    pixels per patch pixel. Every patch pixel's source point is worked out at once (float32,
+    a few thousandths of a pixel at 4,000 px) and a photo's thousand patches are sampled by one
+    bilinear `cv2.remap` per pyramid level, borders replicated: one `cv2.warpPerspective` per
+    patch gave the same pixels (a few in 10,000 differ by a grey level or two, where the two
+    round a source point to 1/32 px differently) at twice the time.
+    """
+    matrices = np.asarray(homographies, np.float64).reshape(-1, 3, 3)
+    n = len(matrices)
+    shape = (n, PATCH_HEIGHT_PX, PATCH_WIDTH_PX, *pyramid[0].shape[2:])
+    patches = np.empty(shape, np.uint8)
+    if n == 0:
+        return patches
+    with np.errstate(all="ignore"):  # a degenerate frame samples a patch of border, read as blank
+        return _remapped(pyramid, matrices, patches)
+
+
+def _remapped(
+    pyramid: list[NDArray[np.uint8]], matrices: NDArray[np.float64], patches: NDArray[np.uint8]
+) -> NDArray[np.uint8]:
+    """`patches` filled from `pyramid` under the card-to-image `matrices` (see `read_patches`)."""
+    n = len(matrices)
+    # One card width along the top edge, as `card_width_px` measures it.
+    origin = matrices[:, :2, 2] / matrices[:, 2, 2:]
+    right = matrices[:, :, 0] + matrices[:, :, 2]
+    width = np.linalg.norm(right[:, :2] / right[:, 2:] - origin, axis=1)
+    excess = width / (MAX_DOWNSAMPLE * PATCH_PX_PER_CARD_WIDTH)
+    level = np.zeros(n, np.int64)
+    coarse = excess > 1.0
+    level[coarse] = np.minimum(len(pyramid) - 1, np.ceil(np.log2(excess[coarse])))
+    scale = 0.5**level
+    to_level = np.zeros((n, 3, 3))
+    to_level[:, 0, 0] = to_level[:, 1, 1] = scale
+    to_level[:, 2, 2] = 1.0
     # pyrDown puts pixel centres at (2i + 0.5), so shift by the half-pixel offset.
-    to_level[0, 2] = to_level[1, 2] = 0.5**level * 0.5 - 0.5 if level else 0.0
+    to_level[:, 0, 2] = to_level[:, 1, 2] = np.where(level > 0, scale * 0.5 - 0.5, 0.0)
     patch_to_card = np.diag([1.0 / PATCH_PX_PER_CARD_WIDTH, 1.0 / PATCH_PX_PER_CARD_WIDTH, 1.0])
-    matrix = to_level @ homography @ patch_to_card
-    patch = cv2.warpPerspective(
-        pyramid[level],
-        matrix,
-        (PATCH_WIDTH_PX, PATCH_HEIGHT_PX),
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
-    return cast(NDArray[np.uint8], patch)
+    m = (to_level @ matrices @ patch_to_card).astype(np.float32)
+
+    def projected(row: int) -> NDArray[np.float32]:
+        along_x = m[:, row, 0, None, None] * _PATCH_X
+        along_y = m[:, row, 1, None] * _PATCH_Y + m[:, row, 2, None]
+        return cast(NDArray[np.float32], along_x + along_y[:, :, None])
+
+    depth = projected(2)
+    map_x = (projected(0) / depth).reshape(n, -1)
+    map_y = (projected(1) / depth).reshape(n, -1)
+    flat = patches.reshape(n, PATCH_HEIGHT_PX * PATCH_WIDTH_PX, *patches.shape[3:])
+    for lv in np.unique(level):
+        rows = np.flatnonzero(level == lv)
+        for start in range(0, len(rows), REMAP_ROWS):
+            chunk = rows[start : start + REMAP_ROWS]
+            flat[chunk] = cv2.remap(
+                pyramid[lv], map_x[chunk], map_y[chunk], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+            ).reshape(flat[chunk].shape)
+    return patches
 
 
 def quad_area(quad: Quad) -> float:

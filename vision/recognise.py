@@ -5,7 +5,7 @@ Stages (each a function over arrays, see the modules named):
 1. `io.load_image`: decode, orient, shrink to working size.
 2. `detect.prepare`: grey and "paper" images, edges, masks of where cards may be.
 3. `detect.outlines`: whole-card outlines fitted to the masks' blobs and to traced edges; for
-   each, `geometry.read_patch` samples both index corners (top-left, and bottom-right turned
+   each, `geometry.read_patches` samples both index corners (top-left, and bottom-right turned
    half a turn) and `classify` reads and fuses them.
 4. Lone corners, read on their own, for cards whose outline is lost (fanned or overlapping
    cards, a card under an object): `detect.corners` (convex corners of blobs that are not one
@@ -55,7 +55,7 @@ from vision.geometry import (
     card_width_px,
     quad_area,
     quad_iou,
-    read_patch,
+    read_patches,
 )
 from vision.io import ImageInput, load_image
 from vision.starter import lying_apart
@@ -294,7 +294,7 @@ def read_candidates(
     """Read every proposal; fuse the two corners of each outline."""
     if not proposals:
         return []
-    readings = model.read(np.stack([read_patch(pyramid, p.homography) for p in proposals]))
+    readings = model.read(read_patches(pyramid, [p.homography for p in proposals]))
     by_outline: dict[int, list[tuple[Proposal, IndexReading]]] = {}
     candidates = []
     for proposal, reading in zip(proposals, readings, strict=True):

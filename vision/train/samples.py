@@ -48,6 +48,7 @@ from vision.geometry import (
     card_homography,
     quarter_turn,
     read_patch,
+    read_patches,
 )
 from vision.synth import (
     CARD_MM,
@@ -352,7 +353,8 @@ def mined_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
             elif best >= MISS_INDEX:
                 negatives.append(proposal.homography)
         rng.shuffle(negatives)
-        samples += [(read_patch(pyramid, h), NONE_RANK, NONE_SUIT) for h in negatives[:MINED_NEGATIVES]]
+        kept = read_patches(pyramid, negatives[:MINED_NEGATIVES])
+        samples += [(patch, NONE_RANK, NONE_SUIT) for patch in kept]
     return samples
 
 
