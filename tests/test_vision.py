@@ -249,6 +249,20 @@ def test_read_patches_samples_as_one_perspective_warp_per_patch() -> None:
     assert read_patches(pyramid, []).shape == (0, PATCH_HEIGHT_PX, PATCH_WIDTH_PX, 3)
 
 
+def test_row_percentiles_are_numpys_to_the_bit() -> None:
+    from vision.classify import row_percentiles
+
+    rng = np.random.default_rng(11)
+    for shape in [(300, PATCH_HEIGHT_PX * PATCH_WIDTH_PX), (7, 5), (4, 1)]:
+        rows = (rng.random(shape) * 255).astype(np.float32)
+        rows[::2] = np.round(rows[::2])  # ties, as grey levels of flat paper have
+        for percents in [(90.0, 2.0), (0.0, 100.0), (37.3,)]:
+            for got, q in zip(row_percentiles(rows, *percents), percents, strict=True):
+                expected = np.percentile(rows, q, axis=1)
+                assert got.dtype == expected.dtype
+                np.testing.assert_array_equal(got, expected)
+
+
 def _reading(card: str | None, strength: float = 0.97) -> IndexReading:
     """A corner reading sure of `card` (or sure there is no index when None)."""
     rank = np.full(NONE_RANK + 1, (1 - strength) / NONE_RANK)

@@ -39,6 +39,11 @@ _HOG = cv2.HOGDescriptor((PATCH_WIDTH_PX, PATCH_HEIGHT_PX), (16, 16), (8, 8), (8
 _HOG_FINE = cv2.HOGDescriptor((PATCH_WIDTH_PX, PATCH_HEIGHT_PX), (8, 8), (8, 8), (4, 4), 9)
 
 
+PAPER_PERCENTILE = 90.0
+INK_PERCENTILE = 2.0
+"""Percentiles of a patch's grey levels taken as its paper and its ink."""
+
+
 def ink_maps(patches: NDArray[np.uint8]) -> NDArray[np.float32]:
     """The darkness and redness of BGR patches of shape (n, PATCH_HEIGHT_PX, PATCH_WIDTH_PX, 3),
     each in [0, 1]: shape (n, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX). Both are stretched between
@@ -46,17 +51,37 @@ def ink_maps(patches: NDArray[np.uint8]) -> NDArray[np.float32]:
     n = len(patches)
     bgr = patches.astype(np.float32)
     gray = bgr @ np.array([0.114, 0.587, 0.299], np.float32)  # ITU-R 601 luma, as cv2 uses
-    flat = gray.reshape(n, -1)
     maps = np.empty((n, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX), np.float32)
     if n == 0:
         return maps
-    paper = np.percentile(flat, 90, axis=1)[:, None, None]
-    ink = np.percentile(flat, 2, axis=1)[:, None, None]
+    paper, ink = row_percentiles(gray.reshape(n, -1), PAPER_PERCENTILE, INK_PERCENTILE)
+    paper, ink = paper[:, None, None], ink[:, None, None]
     span = np.maximum(paper - ink, INK_FLOOR)
     maps[:, 0] = np.clip((paper - gray) / span, 0.0, 1.0)
     excess_red = bgr[..., 2] - np.maximum(bgr[..., 0], bgr[..., 1])
     maps[:, 1] = np.clip(excess_red / span, 0.0, 1.0)
     return maps
+
+
+def row_percentiles(rows: NDArray[np.float32], *percents: float) -> list[NDArray[np.float32]]:
+    """Each row's `percents` as `np.percentile(rows, q, axis=1)` gives them (linear
+    interpolation between the two nearest ranks, to the last bit), from one partial sort of
+    the rows instead of one per percentile: a photo's thousand patches' paper and ink in about
+    two thirds of the time."""
+    last = rows.shape[1] - 1
+    positions = [last * (q / 100.0) for q in percents]
+    below = [min(int(np.floor(p)), last) for p in positions]
+    kth = sorted({k for b in below for k in (b, min(b + 1, last))})
+    ordered = np.partition(rows, kth, axis=1)
+    values = []
+    for position, low in zip(positions, below, strict=True):
+        high = min(low + 1, last)
+        a, b = ordered[:, low], ordered[:, high]
+        t = position - low  # a Python float, as numpy's own weight for a scalar percentile
+        diff = b - a
+        # numpy's own lerp: from the nearer end, so t = 1 gives b exactly
+        values.append(b - diff * (1 - t) if t >= 0.5 else a + diff * t)
+    return values
 
 
 def patch_features(patches: NDArray[np.uint8]) -> NDArray[np.float32]:
