@@ -31,7 +31,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.cards import split_code
-from vision.classify import CardReading, IndexModel, IndexReading, default_model, fuse
+from vision.classify import (
+    CardReading,
+    IndexModel,
+    IndexReading,
+    default_model,
+    fuse,
+    index_presence,
+    ink_maps,
+)
 from vision.detect import (
     Proposal,
     Stage,
@@ -251,8 +259,8 @@ def recognise(image: ImageInput, model: IndexModel | None = None, laps: Laps | N
 
 
 def find_candidates(bgr: NDArray[np.uint8], model: IndexModel, laps: Laps | None = None) -> list[Candidate]:
-    """Every reading of every proposal in a working-size image, before calibration and merging
-    (`laps`: see `recognise`)."""
+    """Every reading that may be a card (see `read_candidates`) of every proposal in a
+    working-size image, before calibration and merging (`laps`: see `recognise`)."""
     lap: Callable[[str], None] = _no_lap if laps is None else laps.lap
     prepared = prepare(bgr)
     pyramid = build_pyramid(bgr)
@@ -291,17 +299,22 @@ def photo_warnings(bgr: NDArray[np.uint8]) -> list[str]:
 def read_candidates(
     pyramid: list[NDArray[np.uint8]], proposals: list[Proposal], model: IndexModel
 ) -> list[Candidate]:
-    """Read every proposal; fuse the two corners of each outline."""
+    """Read every proposal; fuse the two corners of each outline. A corner that is no card
+    (presence under `MIN_PRESENCE`, most of a photo's thousand lone proposals) is left out
+    here, where it costs an array lookup: `calibrate` and `merge` would pass it over anyway."""
     if not proposals:
         return []
-    readings = model.read(read_patches(pyramid, [p.homography for p in proposals]))
+    rank, suit = model.read_maps(ink_maps(read_patches(pyramid, [p.homography for p in proposals])))
+    # A corner's presence as `fuse` works it out for that corner alone.
+    alone = 1.0 - (1.0 - index_presence(rank, suit))
     by_outline: dict[int, list[tuple[Proposal, IndexReading]]] = {}
     candidates = []
-    for proposal, reading in zip(proposals, readings, strict=True):
-        if proposal.outline is None:
-            candidates.append(Candidate(fuse([reading]), proposal.quad, whole=False, stage=proposal.stage))
-        else:
-            by_outline.setdefault(proposal.outline, []).append((proposal, reading))
+    for i, proposal in enumerate(proposals):
+        if proposal.outline is not None:
+            by_outline.setdefault(proposal.outline, []).append((proposal, IndexReading(rank[i], suit[i])))
+        elif alone[i] >= MIN_PRESENCE:
+            reading = fuse([IndexReading(rank[i], suit[i])])
+            candidates.append(Candidate(reading, proposal.quad, whole=False, stage=proposal.stage))
     for pairs in by_outline.values():
         fused = fuse([reading for _, reading in pairs])
         # Report corners starting at the index corner that read best.
