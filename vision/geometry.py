@@ -108,9 +108,10 @@ def read_patch(pyramid: list[NDArray[np.uint8]], homography: NDArray[np.float64]
     return cast(NDArray[np.uint8], read_patches(pyramid, [homography])[0])
 
 
-REMAP_ROWS = 16384
-"""Most patches sampled by one `cv2.remap` call (its maps are one row per patch; OpenCV takes
-fewer than 32,767 rows)."""
+REMAP_ROWS = 512
+"""Patches sampled per `cv2.remap` call: working out their source points (7 kB of float32 a
+map per patch) takes about 20 MB at most however many proposals a crowded photo has, inside a
+photo worker's memory cap."""
 
 _PATCH_X = np.arange(PATCH_WIDTH_PX, dtype=np.float32)
 _PATCH_Y = np.arange(PATCH_HEIGHT_PX, dtype=np.float32)
@@ -160,6 +161,21 @@ def _remapped(
     to_level[:, 0, 2] = to_level[:, 1, 2] = np.where(level > 0, scale * 0.5 - 0.5, 0.0)
     patch_to_card = np.diag([1.0 / PATCH_PX_PER_CARD_WIDTH, 1.0 / PATCH_PX_PER_CARD_WIDTH, 1.0])
     m = (to_level @ matrices @ patch_to_card).astype(np.float32)
+    flat = patches.reshape(n, PATCH_HEIGHT_PX * PATCH_WIDTH_PX, *patches.shape[3:])
+    for lv in np.unique(level):
+        rows = np.flatnonzero(level == lv)
+        for start in range(0, len(rows), REMAP_ROWS):
+            chunk = rows[start : start + REMAP_ROWS]
+            map_x, map_y = _source_points(m[chunk])
+            flat[chunk] = cv2.remap(
+                pyramid[lv], map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+            ).reshape(flat[chunk].shape)
+    return patches
+
+
+def _source_points(m: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Where each pixel of each patch comes from under the patch-to-level matrices `m` (k, 3, 3):
+    x and y maps of shape (k, PATCH_HEIGHT_PX * PATCH_WIDTH_PX), one row per patch."""
 
     def projected(row: int) -> NDArray[np.float32]:
         along_x = m[:, row, 0, None, None] * _PATCH_X
@@ -167,17 +183,7 @@ def _remapped(
         return cast(NDArray[np.float32], along_x + along_y[:, :, None])
 
     depth = projected(2)
-    map_x = (projected(0) / depth).reshape(n, -1)
-    map_y = (projected(1) / depth).reshape(n, -1)
-    flat = patches.reshape(n, PATCH_HEIGHT_PX * PATCH_WIDTH_PX, *patches.shape[3:])
-    for lv in np.unique(level):
-        rows = np.flatnonzero(level == lv)
-        for start in range(0, len(rows), REMAP_ROWS):
-            chunk = rows[start : start + REMAP_ROWS]
-            flat[chunk] = cv2.remap(
-                pyramid[lv], map_x[chunk], map_y[chunk], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-            ).reshape(flat[chunk].shape)
-    return patches
+    return (projected(0) / depth).reshape(len(m), -1), (projected(1) / depth).reshape(len(m), -1)
 
 
 def quad_area(quad: Quad) -> float:
