@@ -11,10 +11,12 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.cards import card_code
 from vision.classify import NONE_RANK, NONE_SUIT, default_model, feature_length, features_of_maps, ink_maps
 from vision.geometry import PATCH_HEIGHT_PX, PATCH_WIDTH_PX
-from vision.synth import procedural_library
+from vision.synth import procedural_library, render_held_hand
 from vision.train import MINED_NEGATIVES, _fork_pool, mined_samples, scene_samples
+from vision.train.samples import MINED_SIZES, generate
 
 PROPOSAL_KINDS = 3
 """Outlines, lone corners and glyph frames: negatives are capped per kind."""
@@ -34,6 +36,29 @@ def test_mined_samples_are_labelled_patches_with_negatives_capped_per_kind(seed:
     assert MINED_NEGATIVES < len(negatives) <= PROPOSAL_KINDS * MINED_NEGATIVES
     assert all(patch.shape == (PATCH_HEIGHT_PX, PATCH_WIDTH_PX, 3) and patch.dtype == np.uint8
                for patch, _, _ in samples)
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_held_hands_give_samples_of_the_hands_own_cards(seed: int) -> None:
+    library = procedural_library(seed, count=4)
+    samples = mined_samples(random.Random(seed), library, held=True)
+    # The hand mined_samples drew: the same draws from the same seed.
+    draw = random.Random(seed)
+    size = draw.choice(MINED_SIZES)
+    if draw.random() < 0.5:
+        size = (size[1], size[0])
+    hand = render_held_hand(draw.getrandbits(40), library, size=size)
+    named = [card_code(rank, suit) for _, rank, suit in samples if rank != NONE_RANK]
+    # Every index read from the fan is labelled with a card of the hand, and most of the
+    # hand's cards (each shows its top-left index) are among them.
+    assert set(named) <= set(hand.cards)
+    assert len(set(named)) >= len(hand.cards) // 2
+    assert any(rank == NONE_RANK for _, rank, _ in samples)
+
+
+def test_generate_refuses_an_unknown_kind_of_sample() -> None:
+    with pytest.raises(ValueError, match="no sample kind 'fanned'"):
+        generate(1, 1, 1, kind="fanned")
 
 
 @functools.cache

@@ -30,7 +30,7 @@ from vision.train.models import (
     train_conv,
     train_network,
 )
-from vision.train.samples import DEFAULT_MINED, DEFAULT_SCENES, TRAIN_SEED, SampleSet, cached
+from vision.train.samples import DEFAULT_HELD, DEFAULT_MINED, DEFAULT_SCENES, TRAIN_SEED, SampleSet, cached
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -39,6 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scenes", type=int, default=DEFAULT_SCENES, help="single-card training scenes")
     parser.add_argument(
         "--mined", type=int, default=DEFAULT_MINED, help="table photos read through the recogniser"
+    )
+    parser.add_argument(
+        "--held", type=int, default=DEFAULT_HELD, help="hands held fanned in the fingers, read so too"
     )
     parser.add_argument(
         "--photos", type=int, default=CALIBRATION_PHOTOS, help="photos for confidence calibration"
@@ -82,19 +85,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         if kept_conv is None:
             parser.error(f"{args.conv_from} holds no convolutional network")
     print(
-        f"generating {args.scenes} card scenes and {args.mined} table photos (seed {args.seed})", flush=True
+        f"generating {args.scenes} card scenes, {args.mined} table photos and {args.held} held hands "
+        f"(seed {args.seed})",
+        flush=True,
     )
+    held = args.held > 0
     train = SampleSet.concat(
         [
             cached(args.cache, args.seed, args.scenes, args.workers),
             cached(args.cache, args.seed, args.mined, args.workers, kind="mined"),
         ]
+        + ([cached(args.cache, args.seed, args.held, args.workers, kind="held")] if held else [])
     )
+    held_out = max(args.held // 10, 20)
     validation = SampleSet.concat(
         [
             cached(args.cache, args.seed + 1, max(args.scenes // 10, 100), args.workers),
             cached(args.cache, args.seed + 1, max(args.mined // 10, 50), args.workers, kind="mined"),
         ]
+        + ([cached(args.cache, args.seed + 1, held_out, args.workers, kind="held")] if held else [])
     )
     print(
         f"  {len(train.ranks)} training patches, {len(validation.ranks)} held out "

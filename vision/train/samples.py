@@ -56,6 +56,7 @@ from vision.synth import (
     PAPER_CHANCE,
     FaceLibrary,
     PlacedCard,
+    SyntheticPhoto,
     add_clutter,
     add_papers,
     apply_camera,
@@ -64,6 +65,7 @@ from vision.synth import (
     make_table,
     paste_card,
     project_tilted,
+    render_held_hand,
     render_show,
     render_table,
     visible_share,
@@ -78,6 +80,17 @@ DEFAULT_SCENES = 20_000
 
 DEFAULT_MINED = 5_000
 """Table photos per run read through the recogniser's own proposals (about 20 patches each)."""
+
+DEFAULT_HELD = 0
+"""Hands held fanned in the fingers (`synth.render_held_hand`) read through the recogniser like
+the mined table photos, for the tight fans and the fingers over the cards that tables rarely
+show (`--held N`). None in the committed model: trained with 1,000 (2026-12-02), it read
+generated held hands and the bridge deals a little better but took an ace of spades of
+edje_tfod for a club, a false card where the model without them has none."""
+
+SAMPLE_KINDS = ("scene", "mined", "held")
+"""What `generate` makes: single-card scenes, proposals mined from table photos, and proposals
+mined from held hands."""
 
 
 MIN_CARD_PX, MAX_CARD_PX = 30.0, 260.0
@@ -304,8 +317,11 @@ def _index_boxes(card: PlacedCard) -> list[NDArray[np.float64]]:
     ]
 
 
-def mined_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArray[np.uint8], int, int]]:
-    """Labelled patches from the recogniser's own proposals on a synthetic table photo.
+def mined_samples(
+    rng: random.Random, library: FaceLibrary, held: bool = False
+) -> list[tuple[NDArray[np.uint8], int, int]]:
+    """Labelled patches from the recogniser's own proposals on a synthetic table photo (a hand
+    held fanned in the fingers when `held`).
 
     This teaches the network exactly the mistakes the outline finder makes: outlines around
     pips and court-card frames, lone corners of textured tables, corners of fanned cards read
@@ -315,7 +331,12 @@ def mined_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
     if rng.random() < 0.5:
         size = (size[1], size[0])
     seed = rng.getrandbits(40)
-    photo = render_show(seed, library, size=size) if rng.random() < 0.3 else render_table(seed, library, size)
+    if held:
+        photo = _held_hand(rng, seed, library, size)
+    elif rng.random() < 0.3:
+        photo = render_show(seed, library, size=size)
+    else:
+        photo = render_table(seed, library, size)
     bgr = photo.image
     pyramid = build_pyramid(bgr)
     prepared = prepare(bgr)
@@ -358,6 +379,16 @@ def mined_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
     return samples
 
 
+def _held_hand(rng: random.Random, seed: int, library: FaceLibrary, size: tuple[int, int]) -> SyntheticPhoto:
+    """`synth.render_held_hand(seed)`, or at the next seeds `rng` draws if no readable fan was
+    found for it (a few seeds in a thousand)."""
+    while True:
+        try:
+            return render_held_hand(seed, library, size=size)
+        except RuntimeError:
+            seed = rng.getrandbits(40)
+
+
 def _generate_chunk(args: tuple[int, int, int, str]) -> SampleSet:
     seed, library_seed, scenes, kind = args
     rng = random.Random(seed)
@@ -365,9 +396,12 @@ def _generate_chunk(args: tuple[int, int, int, str]) -> SampleSet:
     patches: list[NDArray[np.uint8]] = []
     ranks: list[int] = []
     suits: list[int] = []
-    sampler = mined_samples if kind == "mined" else scene_samples
     for _ in range(scenes):
-        for patch, rank, suit in sampler(rng, library):
+        if kind == "scene":
+            samples = scene_samples(rng, library)
+        else:
+            samples = mined_samples(rng, library, held=kind == "held")
+        for patch, rank, suit in samples:
             patches.append(patch)
             ranks.append(rank)
             suits.append(suit)
@@ -382,8 +416,11 @@ def _generate_chunk(args: tuple[int, int, int, str]) -> SampleSet:
 
 def generate(seed: int, scenes: int, workers: int, kind: str = "scene", chunk: int = 250) -> SampleSet:
     """Generate labelled features from `scenes` synthetic scenes (`kind` "scene" for single
-    cards, "mined" for whole photos read through the recogniser), deterministic per seed."""
-    offset = 0 if kind == "scene" else 1_000_000
+    cards, "mined" for whole table photos read through the recogniser, "held" for held hands
+    read so), deterministic per seed."""
+    if kind not in SAMPLE_KINDS:
+        raise ValueError(f"no sample kind {kind!r}: one of {', '.join(SAMPLE_KINDS)}")
+    offset = SAMPLE_KINDS.index(kind) * 1_000_000
     jobs = [
         (seed * 7919 + offset + i, seed, min(chunk, scenes - start), kind)
         for i, start in enumerate(range(0, scenes, chunk))
