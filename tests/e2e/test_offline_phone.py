@@ -308,6 +308,7 @@ def test_a_match_played_with_no_connection_is_kept_then_shared(
         both(*score)
     # Hand 2, Opponent deals: You peg 6, Opponent 2; You show 28, Opponent 20 and a crib of 12.
     tap("Peg 6 for You")
+    both(64, 22)
     tap("Peg 2 for Opponent")
     both(64, 24)
     for points, score in ((28, (92, 24)), (20, (92, 44)), (12, (92, 56))):
@@ -315,7 +316,9 @@ def test_a_match_played_with_no_connection_is_kept_then_shared(
         both(*score)
     # Hand 3, You deal: You peg 6, Opponent 4 and shows 10; your 24 takes you home, 121-70: a skunk.
     tap("Peg 6 for You")
+    both(98, 56)
     tap("Peg 4 for Opponent")
+    both(98, 60)
     pad(10)
     both(98, 70)
     pad(24)
