@@ -204,6 +204,13 @@ def test_read_patch_takes_the_top_left_corner_upright() -> None:
     assert gray[30:50, 20:30].mean() > 200  # card paper below it
 
 
+def test_a_model_without_networks_says_so() -> None:
+    from vision.classify import IndexModel
+
+    with pytest.raises(ValueError, match="at least one network"):
+        IndexModel(networks=()).read(_patches(2))
+
+
 def test_read_patches_samples_as_one_perspective_warp_per_patch() -> None:
     # Frames at every pyramid level (small and big cards), turned and tilted: one batched
     # remap gives the pixels cv2.warpPerspective gives one patch at a time.

@@ -306,6 +306,8 @@ class IndexModel:
         """Rank and suit probabilities as `probabilities` gives them, except for the patches the
         first network is all but sure show no index (presence under `FIRST_LOOK`), which it
         reads alone."""
+        if not self.networks:
+            raise ValueError("an index model needs at least one network")
         first, *others = self.networks
         rank, suit = first.probabilities(features)
         if not others:
