@@ -18,6 +18,7 @@ per set, and the total's median and 95th percentile; then the proposals read per
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 from collections.abc import Sequence
@@ -30,7 +31,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.classify import default_model  # noqa: E402
-from vision.evaluate import EVALUATION_SEED, SHOW_SIZE  # noqa: E402
+from vision.evaluate import EVALUATION_SEED, SHOW_SIZE, split_prefixes  # noqa: E402
 from vision.recognise import Laps, recognise  # noqa: E402
 from vision.synth import full_library, render_show  # noqa: E402
 
@@ -38,11 +39,12 @@ from vision.synth import full_library, render_show  # noqa: E402
 def shared_sets(folder: Path) -> dict[str, list[bytes]]:
     """The labelled photos, split as `vision.evaluate --split` splits them."""
     sets: dict[str, list[bytes]] = {}
-    for sub, prefixes in (("edje_tfod", ("IMG", "cam")), ("bidly", ("deal", "single"))):
-        for prefix in prefixes:
-            files = sorted(p for p in (folder / sub).glob(f"{prefix}*") if p.is_file())
-            if files:
-                sets[f"{sub} ({prefix}*)"] = [p.read_bytes() for p in files]
+    for sub in (folder / "edje_tfod", folder / "bidly"):
+        if not (sub / "labels.json").is_file():
+            continue
+        names = sorted(json.loads((sub / "labels.json").read_text()))
+        for prefix in split_prefixes(sub):
+            sets[f"{sub.name} ({prefix}*)"] = [(sub / n).read_bytes() for n in names if n.startswith(prefix)]
     return sets
 
 

@@ -32,7 +32,7 @@ import numpy as np
 from vision.classify import default_model
 from vision.io import ImageError
 from vision.recognise import recognise
-from vision.synth import FaceLibrary, full_library, render_held_hand, render_show
+from vision.synth import FaceLibrary, SyntheticPhoto, full_library, render_held_hand, render_show
 
 EVALUATION_SEED = 7_000_001
 """First seed of evaluation shows; training uses seeds near `vision.train.TRAIN_SEED`."""
@@ -154,6 +154,13 @@ def _timed(data: bytes) -> tuple[list[str], float, dict[str, str], str | None]:
     return [d.card for d in result.cards], millis, {d.card: d.stage for d in result.cards}, starter
 
 
+def split_prefixes(folder: Path) -> list[str]:
+    """The file-name groups `--split` reports apart in a labelled folder: each name's leading
+    letters (edje_tfod's IMG and cam, bidly's deal and single)."""
+    labels = json.loads((folder / "labels.json").read_text())
+    return sorted({re.sub(r"[^A-Za-z].*", "", name) for name in labels})
+
+
 def evaluate_folder(folder: Path, only: str | None = None) -> Tally:
     """Recognise every labelled photo in `folder` (optionally only names starting with `only`)."""
     return evaluate_folder_starters(folder, only)[0]
@@ -198,13 +205,20 @@ def evaluate_synthetic_starters(
 ) -> tuple[Tally, StarterTally]:
     """`evaluate_synthetic` (`apart`: shows whose starter lies clearly apart), and how often the
     starter was suggested rightly, wrongly (a hand card) or not at all."""
+    photos = (render_show(seed + i, library, size=size, harsh=harsh, apart=apart) for i in range(count))
+    return _tally_generated(name, seed, photos)
+
+
+def _tally_generated(name: str, seed: int, photos: Iterable[SyntheticPhoto]) -> tuple[Tally, StarterTally]:
+    """Recognise generated photos (drawn at seeds `seed`, `seed` + 1, ...): their cards and, for
+    the ones that have a starter, how often it was suggested."""
     tally = Tally(name)
     starters = StarterTally(name)
-    for i in range(count):
-        photo = render_show(seed + i, library, size=size, harsh=harsh, apart=apart)
+    for i, photo in enumerate(photos):
         cards, millis, stages, starter = _timed(photo.jpeg_bytes())
         tally.add(f"seed {seed + i}", photo.cards, cards, millis, stages)
-        starters.add(photo.cards[photo.starter_index or 0], starter)
+        if photo.starter_index is not None:
+            starters.add(photo.cards[photo.starter_index], starter)
     return tally, starters
 
 
@@ -214,12 +228,8 @@ HELD_SEED = EVALUATION_SEED + 600_000
 
 def evaluate_held(count: int, library: FaceLibrary, size: tuple[int, int], seed: int = HELD_SEED) -> Tally:
     """Recognise `count` generated hands held fanned in the fingers."""
-    tally = Tally("synthetic held hands, fanned")
-    for i in range(count):
-        photo = render_held_hand(seed + i, library, size=size)
-        cards, millis, stages, _ = _timed(photo.jpeg_bytes())
-        tally.add(f"seed {seed + i}", photo.cards, cards, millis, stages)
-    return tally
+    photos = (render_held_hand(seed + i, library, size=size) for i in range(count))
+    return _tally_generated("synthetic held hands, fanned", seed, photos)[0]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -242,13 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         for folder in args.folders:
             if args.split:
-                prefixes = sorted(
-                    {
-                        re.sub(r"[^A-Za-z].*", "", name)
-                        for name in json.loads((folder / "labels.json").read_text())
-                    }
-                )
-                pairs = [evaluate_folder_starters(folder, prefix) for prefix in prefixes]
+                pairs = [evaluate_folder_starters(folder, prefix) for prefix in split_prefixes(folder)]
             else:
                 pairs = [evaluate_folder_starters(folder)]
             tallies.extend(tally for tally, _ in pairs)
