@@ -355,8 +355,10 @@ def mined_samples(
     truth_widths = np.repeat(
         [max(float(np.linalg.norm(card.quad[1] - card.quad[0])), 1.0) for card in photo.placed], 2
     )
-    samples: list[tuple[NDArray[np.uint8], int, int]] = []
+    frames: list[NDArray[np.float64]] = []
+    labels: list[tuple[int, int]] = []
     for proposals in kinds:
+        cards: list[tuple[NDArray[np.float64], int, int]] = []
         negatives: list[NDArray[np.float64]] = []
         for proposal in proposals:
             box = cv2.perspectiveTransform(_INDEX_BOX, proposal.homography)[0]
@@ -368,15 +370,17 @@ def mined_samples(
                 shown = card.visible[nearest % 2]
                 if shown >= VISIBLE_INDEX:
                     rank, suit = split_code(card.card)
-                    samples.append((read_patch(pyramid, proposal.homography), rank, suit))
+                    cards.append((proposal.homography, rank, suit))
                 elif shown <= HIDDEN_INDEX:
                     negatives.append(proposal.homography)
             elif best >= MISS_INDEX:
                 negatives.append(proposal.homography)
         rng.shuffle(negatives)
-        kept = read_patches(pyramid, negatives[:MINED_NEGATIVES])
-        samples += [(patch, NONE_RANK, NONE_SUIT) for patch in kept]
-    return samples
+        frames += [frame for frame, _, _ in cards] + negatives[:MINED_NEGATIVES]
+        labels += [(rank, suit) for _, rank, suit in cards]
+        labels += [(NONE_RANK, NONE_SUIT)] * len(negatives[:MINED_NEGATIVES])
+    patches = read_patches(pyramid, frames)  # the whole photo's in one batch
+    return [(patch, rank, suit) for patch, (rank, suit) in zip(patches, labels, strict=True)]
 
 
 def _held_hand(rng: random.Random, seed: int, library: FaceLibrary, size: tuple[int, int]) -> SyntheticPhoto:
