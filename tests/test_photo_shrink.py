@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -26,10 +27,21 @@ from vision.recognise import UNSURE_BELOW
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CARDS = REPO.parent / "shared" / "cards"
-LONG_SIDE = 1600
+
+
+def _photo_js(name: str) -> float:
+    """The number `name` is set to in static/js/photo.js (`var NAME = value;`): the test shrinks
+    as the page does, from the page's own settings."""
+    source = (REPO / "static" / "js" / "photo.js").read_text()
+    match = re.search(rf"\bvar {name} = ([0-9.]+);", source)
+    assert match, f"photo.js sets no {name}"
+    return float(match.group(1))
+
+
+LONG_SIDE = int(_photo_js("LONG_SIDE"))
 """``LONG_SIDE`` in static/js/photo.js."""
-JPEG_QUALITY = 92
-"""``JPEG_QUALITY`` in static/js/photo.js (0.92 there: the canvas takes a 0-1 quality)."""
+JPEG_QUALITY = round(_photo_js("JPEG_QUALITY") * 100)
+"""``JPEG_QUALITY`` in static/js/photo.js, as a Pillow quality (0-100; the canvas takes 0-1)."""
 PHONE_LONG_SIDE = 4032
 """A 12 MP phone photo is 4032 × 3024."""
 ORIENTATION = 0x0112

@@ -8,7 +8,7 @@
   // hundred kB: the server reads cards at 1280 px anyway, so the answer is the same and comes
   // sooner on the table's Wi-Fi. Quality 0.92, not 0.85: a tight fan's small indices lost 11 of
   // 255 cards at 0.85 (bidly's deals), 2 at 0.92, for about 80 kB more. tests/test_photo_shrink.py
-  // emulates this with Pillow: keep the two in step.
+  // emulates this with Pillow, reading these two numbers from this file.
   var LONG_SIDE = 1600;
   var JPEG_QUALITY = 0.92;
 
