@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import cv2
 import numpy as np
+import threadpoolctl
 from numpy.typing import NDArray
 
 from vision import Detection, Recognition
 from vision.starter import lying_apart
 
-__all__ = ["GREEDY_BYTES", "read_as", "read_greedily"]
+__all__ = ["GREEDY_BYTES", "read_as", "read_greedily", "thread_pools"]
 
 GREEDY_BYTES = 2**30
 """What `read_greedily` asks for: far past a photo worker's memory limit."""
@@ -37,3 +39,13 @@ def read_greedily(pixels: NDArray[np.uint8]) -> Recognition:
     """A reader that needs `GREEDY_BYTES` of memory for any photo (filled, so it is really used)."""
     hoard = np.ones(GREEDY_BYTES, dtype=np.uint8)
     return Recognition(warnings=[f"held {int(hoard.sum())} bytes"])
+
+
+def thread_pools(pixels: NDArray[np.uint8]) -> dict[str, int]:
+    """Not a reading: how many threads each of the worker's thread pools would use, after a
+    matrix product as large as the recogniser's first network layer."""
+    features = np.ones((1200, 2216), np.float32)
+    (features @ np.ones((2216, 64), np.float32)).sum()
+    pools = {f"{pool['internal_api']} ({pool['user_api']})": pool["num_threads"]
+             for pool in threadpoolctl.threadpool_info()}
+    return {**pools, "opencv": cv2.getNumThreads()}

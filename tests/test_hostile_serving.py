@@ -256,6 +256,15 @@ def test_the_reading_is_the_recognisers_own_and_limited_with_the_decode(bombs: d
     assert decode_and_read(photo, PHOTO_READER)[1] == reading  # and the next photo is read as usual
 
 
+def test_a_photo_worker_runs_no_thread_pools(bombs: dict[str, bytes]) -> None:
+    # A thread pool's threads each take address space (OpenBLAS: a buffer each, and it exits the
+    # process when it cannot map one), so a worker's budget would depend on the machine's cores:
+    # on CI's machine every photo was refused as too large or too complex.
+    _, pools = decode_and_read(bombs["12 MP JPEG photo (reference)"], photo_readers.thread_pools)
+    assert "openblas (blas)" in pools, pools  # numpy's own BLAS is the one limited
+    assert set(pools.values()) == {1}, pools
+
+
 def test_the_page_form_refuses_a_bomb_in_words(tmp_path: Path, bombs: dict[str, bytes]) -> None:
     app = make_app(tmp_path)
     client = app.test_client()

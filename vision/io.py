@@ -40,6 +40,7 @@ from typing import Any, cast
 import cv2
 import numpy as np
 import pillow_heif
+import threadpoolctl
 from numpy.typing import NDArray
 from PIL import Image, UnidentifiedImageError
 
@@ -409,6 +410,7 @@ def _limit_self(memory_bytes: int, cpu_seconds: int) -> int:
     stops it. Returns the address-space limit (0 off Linux)."""
     cv2.setNumThreads(1)  # no thread pools: their stacks would eat the address-space budget
     pillow_heif.options.DECODE_THREADS = 1
+    _one_blas_thread()
     _one_malloc_arena()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU dumps core by default
     status = _proc_status()
@@ -420,6 +422,19 @@ def _limit_self(memory_bytes: int, cpu_seconds: int) -> int:
     spent = int(used.ru_utime + used.ru_stime)
     resource.setrlimit(resource.RLIMIT_CPU, (spent + cpu_seconds, spent + cpu_seconds + 1))
     return limit
+
+
+_blas_limits: list[threadpoolctl.ThreadpoolLimiter] = []
+"""The limit `_one_blas_thread` set in this worker, kept so that it is never undone."""
+
+
+def _one_blas_thread() -> None:
+    """Have numpy's BLAS (OpenBLAS) multiply on this thread alone. For a large product OpenBLAS
+    starts a thread per core, each mapping a buffer of its own, and exits the process (no
+    MemoryError to catch) when a mapping fails under the worker's address-space limit, so the
+    budget a reading needs would depend on the machine's cores. The recogniser's own products
+    run on one thread today; this keeps them so on any machine."""
+    _blas_limits.append(threadpoolctl.threadpool_limits(limits=1, user_api="blas"))
 
 
 M_ARENA_MAX = -8
