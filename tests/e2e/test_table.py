@@ -229,3 +229,26 @@ def test_the_screen_stays_awake_on_plain_http_until_the_match_ends(new_phone: Ca
     assert ended.status == 201, ended.text()
     expect(page.locator("#summary-title")).to_have_text("Bob won the match 1–0 in games", timeout=3_000)
     expect(root).to_have_attribute("data-awake", "off")
+
+
+def test_taps_on_a_slow_connection_each_land_once(new_phone: Callable[[], Page]) -> None:
+    # On a slow Wi-Fi a player taps the next show before the last one's answer is back. That tap
+    # used to be dropped without a sign (one request at a time on the match screen); now the
+    # buttons are disabled until the answer comes, so the tap waits and lands on the next pad.
+    page = narrow_phone(new_phone)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 400,
+                                                   "uploadThroughput": -1, "downloadThroughput": -1})
+    taps = Taps(page)
+    page.goto("/matches")
+    taps.button("I deal")
+    taps.button("Scores only: no cards this match")
+    taps.button("Peg 2 for Opponent")
+    taps.button("Peg 6 for You")
+    taps.pad(20)  # Opponent's hand, then at once yours and your crib, without waiting
+    taps.pad(28)
+    taps.pad(24)
+    both(page, 58, 22)
+    expect(page.locator("#prompt")).to_have_text("Game 1, hand 2: Opponent deals; the play, you lead")
+    assert taps.count == 7
