@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright
-from waitress.server import create_server
+from serving import served
 
 from app import create_app
 
@@ -62,14 +61,10 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("live")
     app = create_app({"DATABASE_URL": f"sqlite:///{folder / 'e2e.db'}"},
                      instance_path=str(folder / "instance"))
-    server = create_server(app, host="127.0.0.1", port=0, threads=SERVER_THREADS)
-    thread = threading.Thread(target=server.run, name="waitress", daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.effective_port}"
+        with served(app, SERVER_THREADS) as base:
+            yield base
     finally:
-        server.close()
-        thread.join(timeout=5)
         app.extensions["muggins.store"].close()
 
 

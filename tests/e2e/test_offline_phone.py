@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from waitress.server import create_server
+from serving import served
 
 from app import create_app
 
@@ -224,14 +223,10 @@ def own_bundle_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     shutil.copytree(ROOT / "build" / "offline", bundle)
     app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'update.db'}",
                       "MUGGINS_OFFLINE_BUNDLE": str(bundle)}, instance_path=str(tmp_path / "instance"))
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.effective_port}", bundle
+        with served(app) as base:
+            yield base, bundle
     finally:
-        server.close()
-        thread.join(timeout=5)
         app.extensions["muggins.store"].close()
 
 

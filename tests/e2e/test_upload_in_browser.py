@@ -11,7 +11,6 @@ so the /phone/ requests reach the offline app over HTTP instead of through them.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from playwright.sync_api import Page, Route, expect
-from waitress.server import create_server
+from serving import served
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
 from app import create_app
@@ -43,14 +42,10 @@ def table(tmp_path: Path) -> Iterator[tuple[str, Flask, Flask]]:
                                instance_path=str(folder / "instance")))
     phone, server = apps
     both = DispatcherMiddleware(server, {"/phone": phone})
-    waitress = create_server(both, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=waitress.run, name="waitress", daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{waitress.effective_port}", phone, server
+        with served(both) as base:
+            yield base, phone, server
     finally:
-        waitress.close()
-        thread.join(timeout=5)
         for application in apps:
             application.extensions["muggins.store"].close()
 

@@ -1,0 +1,35 @@
+"""An app served by waitress in a thread on a free loopback port, for the browser tests."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from waitress import wasyncore
+from waitress.server import create_server
+
+STOP_SECONDS = 5
+"""How long the server's threads get to finish when it stops."""
+
+
+@contextmanager
+def served(app: Any, threads: int = 4) -> Iterator[str]:
+    """Serve the WSGI ``app`` while the block runs; yields its base URL.
+
+    The server stops in its own loop's thread: its sockets closed from this thread can be closed
+    while that thread waits on them in ``select``, which fails with EBADF (seen on CI, as an
+    unhandled exception in the "waitress" thread at a test's teardown). A pulled trigger runs
+    the closing between two of the loop's waits, and the loop ends with nothing left to watch;
+    the request threads stop first, as each wakes the loop through that trigger when it is done.
+    """
+    server = create_server(app, host="127.0.0.1", port=0, threads=threads)
+    thread = threading.Thread(target=server.run, name="waitress", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.task_dispatcher.shutdown(timeout=STOP_SECONDS)  # its threads wake the loop when done
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
+        thread.join(timeout=STOP_SECONDS)
