@@ -8,8 +8,8 @@ Sets: the labelled photos under ``--photos`` (default ``../shared/cards``; edje_
 cam*, bidly deal* and single*, as `vision.evaluate --split` splits them) read from their files as
 uploaded, and ``--shows`` generated cribbage shows (`vision.synth.render_show` at the evaluation
 seeds, evaluation faces, typical camera) at 1600x1200, the size the count page's browser
-shrinks a photo to before sending it. Each photo is read once to warm up, then timed; OpenCV runs on
-``--threads`` threads (1, as in the server's photo workers).
+shrinks a photo to before sending it. Each photo is read once to warm up, then timed; OpenCV and
+numpy's BLAS run on ``--threads`` threads (1, as in the server's photo workers).
 
 Prints one markdown table: a row per stage (`vision.recognise.Laps`), the median milliseconds
 per set, and the total's median and 95th percentile; then the proposals read per photo.
@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
+import threadpoolctl  # noqa: E402
 
 from vision.classify import default_model  # noqa: E402
 from vision.evaluate import EVALUATION_SEED, SHOW_SIZE, split_prefixes  # noqa: E402
@@ -71,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     cv2.setNumThreads(args.threads)
+    threadpoolctl.threadpool_limits(limits=args.threads, user_api="blas")
     default_model()
     sets = shared_sets(args.photos) if args.photos.is_dir() else {}
     if args.shows:
@@ -78,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     measured = {name: measure(photos) for name, photos in sets.items()}
     names = list(measured)
     stages = list(next(iter(measured.values())).ms)
-    print(f"OpenCV threads: {args.threads}; milliseconds per photo, median over the set\n")
+    print(f"OpenCV and BLAS threads: {args.threads}; milliseconds per photo, median over the set\n")
     print("| stage | " + " | ".join(f"{name} ({len(sets[name])})" for name in names) + " |")
     print("| --- |" + " ---: |" * len(names))
     totals = {
