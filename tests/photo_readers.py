@@ -8,7 +8,10 @@ this module (tests/ is on the path the worker inherits).
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Sequence
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -18,7 +21,7 @@ from numpy.typing import NDArray
 from vision import Detection, Recognition
 from vision.starter import lying_apart
 
-__all__ = ["GREEDY_BYTES", "read_as", "read_greedily", "thread_pools"]
+__all__ = ["GREEDY_BYTES", "crash_first", "read_as", "read_greedily", "spin", "thread_pools"]
 
 GREEDY_BYTES = 2**30
 """What `read_greedily` asks for: far past a photo worker's memory limit."""
@@ -49,3 +52,22 @@ def thread_pools(pixels: NDArray[np.uint8]) -> dict[str, int]:
     pools = {f"{pool['internal_api']} ({pool['user_api']})": pool["num_threads"]
              for pool in threadpoolctl.threadpool_info()}
     return {**pools, "opencv": cv2.getNumThreads()}
+
+
+def crash_first(tries: str, crashes: int, pixels: NDArray[np.uint8]) -> Recognition:
+    """A reader whose first ``crashes`` tries die by a segmentation fault, as a library's bug
+    would kill a worker; each try leaves a file in the folder ``tries``."""
+    folder = Path(tries)
+    count = len(list(folder.iterdir()))
+    (folder / f"try-{count + 1}").touch()
+    if count < crashes:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return Recognition(warnings=[f"read at try {count + 1}"])
+
+
+def spin(tries: str, pixels: NDArray[np.uint8]) -> Recognition:
+    """A reader that never ends (until its CPU limit stops it); each try leaves a file in ``tries``."""
+    folder = Path(tries)
+    (folder / f"try-{len(list(folder.iterdir())) + 1}").touch()
+    while True:
+        pass

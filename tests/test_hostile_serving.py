@@ -11,6 +11,7 @@ measures the same cases and prints a table).
 
 from __future__ import annotations
 
+import functools
 import http.client
 import io
 import json
@@ -18,6 +19,7 @@ import logging
 import os
 import re
 import select
+import signal
 import socket
 import sqlite3
 import threading
@@ -263,6 +265,25 @@ def test_a_photo_worker_runs_no_thread_pools(bombs: dict[str, bytes]) -> None:
     _, pools = decode_and_read(bombs["12 MP JPEG photo (reference)"], photo_readers.thread_pools)
     assert "openblas (blas)" in pools, pools  # numpy's own BLAS is the one limited
     assert set(pools.values()) == {1}, pools
+
+
+def test_a_crashed_worker_gets_one_more_try_and_a_limited_one_none(
+        bombs: dict[str, bytes], tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # A worker that crashes (a library's fault, not the photo's) is tried once more, and the log
+    # says how it ended; one stopped by its CPU limit is not tried again.
+    photo = bombs["12 MP JPEG photo (reference)"]
+    once, always, spinning = (tmp_path / name for name in ("once", "always", "spinning"))
+    for folder in (once, always, spinning):
+        folder.mkdir()
+    _, reading = decode_and_read(photo, functools.partial(photo_readers.crash_first, str(once), 1))
+    assert reading.warnings == ["read at try 2"]
+    assert f"exit code {-signal.SIGSEGV}); reading it again" in caplog.text
+    with pytest.raises(ImageError, match="too large or too complex to read"):
+        decode_and_read(photo, functools.partial(photo_readers.crash_first, str(always), 5))
+    assert len(list(always.iterdir())) == 2
+    with pytest.raises(ImageError, match=r"too large or too complex to read.*1 s of CPU to read"):
+        decode_and_read(photo, functools.partial(photo_readers.spin, str(spinning)), cpu_seconds=1)
+    assert len(list(spinning.iterdir())) == 1
 
 
 def test_the_page_form_refuses_a_bomb_in_words(tmp_path: Path, bombs: dict[str, bytes]) -> None:

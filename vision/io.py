@@ -24,10 +24,12 @@ import ctypes
 import ctypes.util
 import importlib
 import io
+import logging
 import multiprocessing
 import os
 import re
 import resource
+import signal
 import sys
 import threading
 import warnings
@@ -86,6 +88,14 @@ DECODE_WALL_SECONDS = 30.0
 DECODE_WORKERS = 2
 """Decoder workers one server process runs at once; more uploads wait their turn, so eight
 hostile files at once cost at most this many workers' memory."""
+
+WALL_STOPPED = -int(signal.SIGKILL)
+"""How `_run_worker` reports a worker it killed for taking longer than `DECODE_WALL_SECONDS`."""
+
+LIMIT_EXITS = frozenset({-int(signal.SIGXCPU), -int(signal.SIGKILL)})
+"""Exit codes of a worker stopped by its limits: its CPU time (SIGXCPU, then SIGKILL a second
+later) or the wall clock here (killed). A worker that ends otherwise without an answer crashed,
+and the photo is read once more (`_in_worker`)."""
 
 TOO_COMPLEX = "this photo is too large or too complex to read"
 """The refusal when a photo worker is stopped by its limits (each message that gives it is one
@@ -318,6 +328,8 @@ def _shrink(bgr: NDArray[np.uint8], original_size: tuple[int, int], long_side: i
 # -------------------------------------------------------------------------- decoding and reading in a worker
 
 
+_logger = logging.getLogger(__name__)
+
 _slots = threading.BoundedSemaphore(DECODE_WORKERS)
 _context_lock = threading.Lock()
 _context: BaseContext | None = None
@@ -549,28 +561,15 @@ def _in_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: st
     if not data:
         raise ImageError(_("empty file: %(file)s has no bytes", file=repr(where)))
     last_cost.value = None
-    with _slots:
-        context = _worker_context(_module_of(reader))
-        reader_end, writer = context.Pipe(duplex=False)
-        worker = context.Process(  # type: ignore[attr-defined]
-            target=_work_in_worker,
-            args=(writer, data, long_side, where, memory_bytes, cpu_seconds, reader, i18n.current()),
-            name="muggins-photo", daemon=True)
-        try:
-            worker.start()
-            writer.close()
-            answer = reader_end.recv() if reader_end.poll(DECODE_WALL_SECONDS) else None
-        except EOFError:  # the worker died before answering: killed by a limit, or crashed
-            answer = None
-        finally:
-            reader_end.close()
-            writer.close()
-            if worker.pid is not None:  # started (a failed start leaves nothing to stop)
-                if worker.is_alive():
-                    worker.kill()
-                worker.join()
-                worker.close()
+    answer, stopped = _run_worker(data, reader, long_side, where, memory_bytes, cpu_seconds)
+    if answer is None and stopped not in LIMIT_EXITS:
+        # Not stopped by its limits: it crashed, exited or could not start (a fault of this
+        # machine or of a library, not of the photo), so the photo gets one more worker.
+        _logger.warning("a photo worker for %s ended without an answer (exit code %s); reading it again",
+                        where, stopped)
+        answer, stopped = _run_worker(data, reader, long_side, where, memory_bytes, cpu_seconds)
     if answer is None:
+        _logger.warning("a photo worker for %s ended without an answer (exit code %s)", where, stopped)
         params = {"file": repr(where), "mib": memory_bytes // 2**20, "cpu": cpu_seconds}
         if reader is None:
             raise ImageError(_("this photo is too large or too complex to read: %(file)s needs more than "
@@ -584,3 +583,39 @@ def _in_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: st
     if kind != "ok":
         raise ImageError(payload)
     return payload
+
+
+def _run_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: str, memory_bytes: int,
+                cpu_seconds: int) -> tuple[Any, int | None]:
+    """One worker's answer (None if it gave none) and, when it gave none, how it ended: its exit
+    code (negative: the signal that stopped it; `WALL_STOPPED` when it was killed here for taking
+    too long), or None when it could not be started."""
+    with _slots:
+        context = _worker_context(_module_of(reader))
+        reader_end, writer = context.Pipe(duplex=False)
+        worker = context.Process(  # type: ignore[attr-defined]
+            target=_work_in_worker,
+            args=(writer, data, long_side, where, memory_bytes, cpu_seconds, reader, i18n.current()),
+            name="muggins-photo", daemon=True)
+        answer: Any = None
+        stopped: int | None = None
+        try:
+            worker.start()
+            writer.close()
+            if reader_end.poll(DECODE_WALL_SECONDS):
+                answer = reader_end.recv()
+            else:
+                stopped = WALL_STOPPED
+        except EOFError:  # the worker died before answering: killed by a limit, or crashed
+            pass
+        finally:
+            reader_end.close()
+            writer.close()
+            if worker.pid is not None:  # started (a failed start leaves nothing to stop)
+                if worker.is_alive():
+                    worker.kill()
+                worker.join()
+                if answer is None and stopped is None:
+                    stopped = worker.exitcode
+                worker.close()
+    return answer, stopped
