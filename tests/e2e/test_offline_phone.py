@@ -144,7 +144,7 @@ def test_count_peg_and_api_offline(phone_with_sw: Callable[..., BrowserContext],
     again.tap("#quick-i-deal")
     again.wait_for_url(re.compile(r"/phone/m/[\w-]+$"))
     again.get_by_role("button", name="Peg 2 for Opponent", exact=True).tap()
-    expect(again.locator("#score-1")).to_have_text("2")
+    expect(again.locator("#score-1")).to_have_text("2", timeout=TAP_MS)  # answered by the engine
     again.reload()
     expect(again.locator("#score-1")).to_have_text("2", timeout=ENGINE_MS)
 
