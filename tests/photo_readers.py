@@ -46,7 +46,7 @@ def read_greedily(pixels: NDArray[np.uint8]) -> Recognition:
 
 def thread_pools(pixels: NDArray[np.uint8]) -> dict[str, int]:
     """Not a reading: how many threads each of the worker's thread pools would use, after a
-    matrix product as large as the recogniser's first network layer."""
+    matrix product as large as a photo's feature rows times a network layer."""
     features = np.ones((1200, 2216), np.float32)
     (features @ np.ones((2216, 64), np.float32)).sum()
     pools = {f"{pool['internal_api']} ({pool['user_api']})": pool["num_threads"]

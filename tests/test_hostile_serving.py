@@ -260,8 +260,8 @@ def test_the_reading_is_the_recognisers_own_and_limited_with_the_decode(bombs: d
 
 def test_a_photo_worker_runs_no_thread_pools(bombs: dict[str, bytes]) -> None:
     # A thread pool's threads each take address space (OpenBLAS: a buffer each, and it exits the
-    # process when it cannot map one), so a worker's budget would depend on the machine's cores:
-    # on CI's machine every photo was refused as too large or too complex.
+    # process when it cannot map one), so a worker's budget would otherwise depend on the
+    # machine's cores.
     _, pools = decode_and_read(bombs["12 MP JPEG photo (reference)"], photo_readers.thread_pools)
     assert "openblas (blas)" in pools, pools  # numpy's own BLAS is the one limited
     assert set(pools.values()) == {1}, pools
