@@ -397,19 +397,25 @@ def test_acknowledged_events_survive_sigkill(db_url: str) -> None:
         [sys.executable, str(WRITER_SCRIPT), db_url, match_id, "1000000"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
+    assert writer.stdout is not None and writer.stderr is not None
     acknowledged: list[int] = []
     try:
-        assert writer.stdout is not None
         for line in writer.stdout:
             acknowledged.append(int(line))
             if len(acknowledged) >= ACKS_BEFORE_KILL:
                 break
         writer.send_signal(signal.SIGKILL)
-        rest, errors = writer.communicate(timeout=SUBPROCESS_WAIT_S)
+        writer.wait(SUBPROCESS_WAIT_S)
+        # Read the rest through the same file objects: the loop above may have buffered lines
+        # past the one it stopped at, which communicate() (raw reads of the pipe) would drop.
+        rest = writer.stdout.read()
+        errors = writer.stderr.read()
     finally:
         if writer.poll() is None:
             writer.kill()
             writer.wait(SUBPROCESS_WAIT_S)
+        writer.stdout.close()
+        writer.stderr.close()
     assert writer.returncode == -signal.SIGKILL, f"writer ended by itself: {errors}"
     acknowledged += [int(line) for line in rest.split()]  # printed before the kill, read after
     assert len(acknowledged) >= ACKS_BEFORE_KILL
