@@ -29,7 +29,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -128,44 +127,43 @@ def main() -> None:
     if not (ROOT / "build" / "offline" / "bundle.json").is_file():
         sys.exit("the offline bundle is not built: make setup")
     from playwright.sync_api import sync_playwright
-    from waitress.server import create_server
+
+    from web.serving import served
 
     folder = Path(tempfile.mkdtemp(prefix="bench-offline-"))
     app = create_app({"DATABASE_URL": f"sqlite:///{folder / 'bench.db'}", "RATELIMIT_ENABLED": False},
                      instance_path=str(folder / "instance"))
     counting = Counting(app.wsgi_app)
     app.wsgi_app = counting  # type: ignore[method-assign]
-    server = create_server(app, host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=server.run, daemon=True).start()
-    base = f"http://127.0.0.1:{server.effective_port}"
     profile = folder / "profile"
     results: list[dict[str, Any]] = []
     try:
         with sync_playwright() as pw:
             phone = {k: v for k, v in pw.devices["Pixel 7"].items() if k != "default_browser_type"}
+            with served(app, threads=8) as base:
 
-            def launch() -> Any:
-                return pw.chromium.launch_persistent_context(
-                    str(profile), executable_path=chromium(), headless=True, base_url=base,
-                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-                    service_workers="allow", **phone)
+                def launch() -> Any:
+                    return pw.chromium.launch_persistent_context(
+                        str(profile), executable_path=chromium(), headless=True, base_url=base,
+                        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+                        service_workers="allow", **phone)
 
-            context = launch()
-            page = context.new_page()
-            page.goto("/")
-            for _ in range(1200):
-                ready = page.evaluate("""async () => {
-                  if (!navigator.serviceWorker.controller) { return false; }
-                  const s = await (await caches.open("muggins-state")).match("/offline/__state__");
-                  return !!(s && (await s.json()).current);
-                }""")
-                if ready:
-                    break
-                page.wait_for_timeout(250)
-            else:
-                sys.exit("the service worker never got ready")
-            context.close()
-            server.close()  # no server any more: the phone is on its own
+                context = launch()
+                page = context.new_page()
+                page.goto("/")
+                for _ in range(1200):
+                    ready = page.evaluate("""async () => {
+                      if (!navigator.serviceWorker.controller) { return false; }
+                      const s = await (await caches.open("muggins-state")).match("/offline/__state__");
+                      return !!(s && (await s.json()).current);
+                    }""")
+                    if ready:
+                        break
+                    page.wait_for_timeout(250)
+                else:
+                    sys.exit("the service worker never got ready")
+                context.close()
+            # no server any more: the phone is on its own
             first_visit = Counter[str]()
             for path, n in counting.sent.items():
                 first_visit[kind_of(path)] += n
@@ -182,7 +180,6 @@ def main() -> None:
                 results.append(result)
                 context.close()
     finally:
-        server.close()
         shutil.rmtree(folder, ignore_errors=True)
 
     total = sum(first_visit.values())

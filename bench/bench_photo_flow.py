@@ -19,7 +19,6 @@ import argparse
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,10 +77,10 @@ def main() -> int:
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
-    from waitress.server import create_server
 
     from app import create_app
     from vision.synth import render_show
+    from web.serving import served
 
     folder = Path(tempfile.mkdtemp(prefix="bench-photo-"))
     photo = folder / "large.jpg"
@@ -97,12 +96,9 @@ def main() -> int:
             received.append(int(environ.get("CONTENT_LENGTH") or 0))
         return app(environ, start_response)
 
-    server = create_server(counting, host="127.0.0.1", port=0, threads=4)
-    threading.Thread(target=server.run, daemon=True).start()
-    base = f"http://127.0.0.1:{server.effective_port}"
     rows = []
     try:
-        with sync_playwright() as playwright:
+        with served(counting) as base, sync_playwright() as playwright:
             phone = {k: v for k, v in playwright.devices["Pixel 7"].items() if k != "default_browser_type"}
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             run_once(browser, phone, base, photo, True, received)  # warm: the photo worker's model, the page
@@ -111,7 +107,6 @@ def main() -> int:
                 rows.append((shrink, runs))
             browser.close()
     finally:
-        server.close()
         app.extensions["muggins.store"].close()
     print(f"12 MP photo: {photo.stat().st_size / 1e6:.2f} MB (seed {args.seed}); "
           f"20 Mbit/s each way, {LATENCY_MS} ms latency; {args.runs} runs each\n")

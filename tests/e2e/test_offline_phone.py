@@ -22,9 +22,9 @@ from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from serving import served
 
 from app import create_app
+from web.serving import served
 
 pytestmark = pytest.mark.e2e
 

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from flask import Flask
 from playwright.sync_api import Page, Route, expect
-from serving import served
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
 from app import create_app
+from web.serving import served
 
 pytestmark = pytest.mark.e2e
 

@@ -1,4 +1,5 @@
-"""An app served by waitress in a thread on a free loopback port, for the browser tests."""
+"""A WSGI app served by waitress in a thread on a free loopback port, for the browser tests and
+the benches that drive a browser (``app.py`` serves the app itself)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from waitress import wasyncore
-from waitress.server import create_server
+from waitress import wasyncore  # type: ignore[import-untyped]
+from waitress.server import create_server  # type: ignore[import-untyped]
 
 STOP_SECONDS = 5
 """How long the server's threads get to finish when it stops."""
