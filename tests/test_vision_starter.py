@@ -61,6 +61,14 @@ def test_a_tilted_camera_judges_each_gap_by_the_cards_beside_it() -> None:
     assert lying_apart(tilted) == 4
 
 
+def test_a_hand_card_outlined_small_from_its_index_alone_stays_in_the_hand() -> None:
+    # The third card's outline estimated at 0.6 of its size about its top-left index corner: its
+    # gap to the fourth card is 10 + 25 mm, 0.70 of the two outlines' mean width (50 mm).
+    small = [(x * 0.6 + 2 * (W + 10) * 0.4, y * 0.6) for x, y in card(2 * (W + 10), 0)]
+    layout = [ROW[0], ROW[1], small, ROW[3], card(100, -H - 150)]
+    assert lying_apart(layout) == 4
+
+
 @pytest.mark.parametrize("layout", [
     [card(i * (W + 10), 0) for i in range(5)],  # an even row: none apart
     [card(0, 0)] * 5,  # a pile
