@@ -1,12 +1,15 @@
 // "Use the camera" (templates/photo/_camera.html): read the cards live from the phone's camera.
-// Frames go to /api/recognise/frame one at a time, a few a second; the cards found are outlined
-// over the video; once three answers running name the same cards, the camera stops and the last
-// frame is handed to the photo form's file input, as if the player had chosen it as a photo, so
-// the confirm screen is the photo flow's own. Loaded as a module; every word comes from the page.
+// Frames go to /api/recognise/frame two at a time (the next is sent while the last is read), a
+// few a second; the cards found are outlined over the video; once three answers running name the
+// same cards, the camera stops and the last frame is handed to the photo form's file input, as if
+// the player had chosen it as a photo, so the confirm screen is the photo flow's own. Loaded as a
+// module; every word comes from the page.
 
 const FRAME_LONG_SIDE = 1280;  // frames' long side in pixels: the recogniser's working size
 const FRAME_QUALITY = 0.8;
 const MIN_GAP_MS = 250;  // at most four frames a second, whatever the server's speed
+const IN_FLIGHT = 2;  // frames being read at once: a server reads two photos at once (vision.io's
+                      // DECODE_WORKERS), one on each core of a 2-core laptop
 const SAME_READINGS = 3;  // answers running that must name the same cards
 const RETRY_MS = 1000;  // wait after a frame that could not be sent
 const SVG = "http://www.w3.org/2000/svg";
@@ -138,37 +141,27 @@ function handOver(blob) {
 async function read(current, video) {
   const root = el("camera");
   const url = root.getAttribute("data-frame-url");
-  let last = "";
-  let same = 0;
-  while (current.live) {
-    if (!video.isConnected) { stop(); return; }  // the panel was swapped away
-    if (video.readyState < 2 || !video.videoWidth) { await sleep(100); continue; }
-    const started = performance.now();
-    const frame = await grab(video);
-    if (!current.live) { return; }
-    if (!frame.blob) { await sleep(RETRY_MS); continue; }
-    const body = new FormData();
-    body.append("image", frame.blob, "frame.jpg");
-    let answer;
-    try {
-      const response = await fetch(url, {method: "POST", body});
-      answer = await response.json().catch(() => ({}));
-      if (!response.ok) {
-        if (response.status === 429 || response.status === 413) {
-          stop();
-          say("camera-error", answer.error || words(root, "not-sent", {status: String(response.status)}));
-          return;
-        }
-        say("camera-error", words(root, "not-sent", {status: String(response.status)}));
-        await sleep(RETRY_MS);
-        continue;
-      }
-    } catch (error) {
-      say("camera-error", words(root, "not-sent", {status: words(root, "no-connection")}));
-      await sleep(RETRY_MS);
-      continue;
-    }
-    if (!current.live) { return; }
+  let last = "";  // the cards the last answer used named
+  let same = 0;  // answers running that named them
+  let sent = 0;  // frames sent: each answer knows its frame's number
+  let used = 0;  // the newest frame whose answer was used; an older answer that comes later is stale
+  let flying = 0;
+  let pause = 0;  // no frame before this time (after one that could not be sent)
+  let wake = null;  // resolves the wait for a free slot
+
+  function landed() {
+    flying -= 1;
+    if (wake) { const resolve = wake; wake = null; resolve(); }
+  }
+
+  function refused(message) {
+    say("camera-error", message);
+    pause = performance.now() + RETRY_MS;
+  }
+
+  function use(number, frame, answer) {
+    if (!current.live || number < used) { return; }
+    used = number;
     say("camera-error", "");
     const cards = Array.isArray(answer.cards) ? answer.cards : [];
     outline(frame, cards);
@@ -179,9 +172,45 @@ async function read(current, video) {
       stop();
       say("camera-status", words(el("camera-status"), "taken"));
       handOver(frame.blob);
-      return;
     }
-    await sleep(Math.max(0, MIN_GAP_MS - (performance.now() - started)));
+  }
+
+  async function send(number, frame) {
+    const body = new FormData();
+    body.append("image", frame.blob, "frame.jpg");
+    try {
+      const response = await fetch(url, {method: "POST", body});
+      const answer = await response.json().catch(() => ({}));
+      if (!current.live) { return; }
+      if (response.ok) {
+        use(number, frame, answer);
+      } else if (response.status === 429 || response.status === 413) {
+        stop();
+        say("camera-error", answer.error || words(root, "not-sent", {status: String(response.status)}));
+      } else {
+        refused(words(root, "not-sent", {status: String(response.status)}));
+      }
+    } catch (error) {
+      if (current.live) { refused(words(root, "not-sent", {status: words(root, "no-connection")})); }
+    } finally {
+      landed();
+    }
+  }
+
+  let previous = -MIN_GAP_MS;
+  while (current.live) {
+    if (!video.isConnected) { stop(); return; }  // the panel was swapped away
+    if (flying >= IN_FLIGHT) { await new Promise((resolve) => { wake = resolve; }); continue; }
+    const wait = Math.max(pause, previous + MIN_GAP_MS) - performance.now();
+    if (wait > 0) { await sleep(wait); continue; }
+    if (video.readyState < 2 || !video.videoWidth) { await sleep(100); continue; }
+    previous = performance.now();
+    const frame = await grab(video);
+    if (!current.live) { return; }
+    if (!frame.blob) { pause = performance.now() + RETRY_MS; continue; }
+    sent += 1;
+    flying += 1;
+    send(sent, frame);
   }
 }
 
