@@ -112,9 +112,10 @@ def test_count_peg_and_api_offline(phone_with_sw: Callable[..., BrowserContext],
     assert offline[0] == exact
     assert offline[1] == [online.status, online.text()]
     assert json.loads(offline[1][1])["total"] == 29
-    # A reload of the count's own address (the phone's app) is answered by the engine.
+    # A reload of the count's own address (the phone's app) is answered by the engine, which the
+    # new page starts cold.
     page.reload()
-    expect(page.locator("#count-total")).to_have_text("29")
+    expect(page.locator("#count-total")).to_have_text("29", timeout=ENGINE_MS)
 
     page.goto("/peg")
     tap_cards(page, "TS", "KH", "9D")
@@ -331,7 +332,8 @@ def test_a_match_played_with_no_connection_is_kept_then_shared(
     expect(found.first).to_be_visible(timeout=ENGINE_MS)
     shot(again, "offline-match-list")
     found.first.tap()
-    expect(again.locator("#summary-title")).to_have_text("You won the match 1–0 in games")
+    # A page load with no connection: the engine answers it, and may start cold to do so.
+    expect(again.locator("#summary-title")).to_have_text("You won the match 1–0 in games", timeout=ENGINE_MS)
     expect(again.locator("#upload-button")).to_be_disabled()
 
     # Back online: one tap uploads it; the phone then shows the table's links.
