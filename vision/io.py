@@ -436,17 +436,15 @@ def _limit_self(memory_bytes: int, cpu_seconds: int) -> int:
     return limit
 
 
-_blas_limits: list[threadpoolctl.ThreadpoolLimiter] = []
-"""The limit `_one_blas_thread` set in this worker, kept so that it is never undone."""
-
-
 def _one_blas_thread() -> None:
     """Have numpy's BLAS (OpenBLAS) multiply on this thread alone. For a large product OpenBLAS
     starts a thread per core, each mapping a buffer of its own, and exits the process (no
     MemoryError to catch) when a mapping fails under the worker's address-space limit, so the
     budget a reading needs would depend on the machine's cores. The recogniser's own products
-    run on one thread today; this keeps them so on any machine."""
-    _blas_limits.append(threadpoolctl.threadpool_limits(limits=1, user_api="blas"))
+    run on one thread today; this keeps them so on any machine. (The limit is set when the
+    limiter is made and stays for the process: only leaving it as a context manager, or its
+    `restore_original_limits`, would undo it.)"""
+    threadpoolctl.threadpool_limits(limits=1, user_api="blas")
 
 
 M_ARENA_MAX = -8
