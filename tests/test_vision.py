@@ -860,6 +860,20 @@ def test_synthetic_shows_are_read_exactly(shows: list[tuple[object, Recognition]
         assert sorted(d.card for d in result.cards) == sorted(photo.cards)  # type: ignore[attr-defined]
 
 
+def test_proposals_read_in_batches_read_as_read_all_at_once(
+        shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch) -> None:
+    # A photo's proposals are read READ_AT_ONCE at a time to bound the memory: every proposal is
+    # read on its own, so the batches must not change a digit of the answer.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    photo, batched = shows[0]
+    monkeypatch.setattr(module, "READ_AT_ONCE", 100_000)
+    whole = recognise(photo.jpeg_bytes())  # type: ignore[attr-defined]
+    monkeypatch.setattr(module, "READ_AT_ONCE", 7)
+    small = recognise(photo.jpeg_bytes())  # type: ignore[attr-defined]
+    assert whole.to_dict() == batched.to_dict() == small.to_dict()
+    assert [d.confidence for d in whole.cards] == [d.confidence for d in small.cards]
+
+
 def test_each_card_once_with_sane_confidence_and_corners(shows: list[tuple[object, Recognition]]) -> None:
     for photo, result in shows:
         height, width = photo.image.shape[:2]  # type: ignore[attr-defined]

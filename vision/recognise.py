@@ -116,6 +116,12 @@ OUTLINE_IOU = 0.3
 DARK_MEAN = 45
 """Mean grey level (0-255) under which a photo is called too dark."""
 
+READ_AT_ONCE = 256
+"""Proposals sampled and read together. Every proposal is read on its own, so this changes no
+reading, only the memory a photo's reading holds at once: a thousand patches' float maps and
+their temporaries took about 100 MiB at their peak (numpy's, traced), the most of any stage,
+which a photo worker's address-space budget (`vision.io`) must hold."""
+
 BLUR_VARIANCE = 12.0
 """Variance of the Laplacian (on the working image) under which a photo is called blurry."""
 
@@ -304,7 +310,12 @@ def read_candidates(
     here, where it costs an array lookup: `calibrate` and `merge` would pass it over anyway."""
     if not proposals:
         return []
-    rank, suit = model.read_maps(ink_maps(read_patches(pyramid, [p.homography for p in proposals])))
+    readings = [
+        model.read_maps(ink_maps(read_patches(pyramid, [p.homography for p in chunk])))
+        for chunk in (proposals[i : i + READ_AT_ONCE] for i in range(0, len(proposals), READ_AT_ONCE))
+    ]
+    rank = np.concatenate([rank for rank, _ in readings])
+    suit = np.concatenate([suit for _, suit in readings])
     # A corner's presence as `fuse` works it out for that corner alone.
     alone = 1.0 - (1.0 - index_presence(rank, suit))
     by_outline: dict[int, list[tuple[Proposal, IndexReading]]] = {}
