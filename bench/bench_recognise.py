@@ -8,11 +8,15 @@ Sets: the labelled photos under ``--photos`` (default ``../shared/cards``; edje_
 cam*, bidly deal* and single*, as `vision.evaluate --split` splits them) read from their files as
 uploaded, and ``--shows`` generated cribbage shows (`vision.synth.render_show` at the evaluation
 seeds, evaluation faces, typical camera) at 1600x1200, the size the count page's browser
-shrinks a photo to before sending it. Each photo is read once to warm up, then timed; OpenCV and
-numpy's BLAS run on ``--threads`` threads (1, as in the server's photo workers).
+shrinks a photo to before sending it. Each photo is read once to warm up, then timed on one
+reading thread and on `vision.recognise.READING_THREADS` (the recogniser's own threads, as the
+photo workers read); OpenCV and numpy's BLAS run on ``--threads`` threads (1, as in the server's
+photo workers).
 
-Prints one markdown table: a row per stage (`vision.recognise.Laps`), the median milliseconds
-per set, and the total's median and 95th percentile; then the proposals read per photo.
+Prints one markdown table: a row per stage (`vision.recognise.Laps`, on one reading thread, where
+the stages run one after another), the median milliseconds per set, and the total's median and
+95th percentile; then the total on the recogniser's threads and its ratio to one thread (each
+photo timed both ways in turn); then the proposals read per photo.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import threadpoolctl  # noqa: E402
 
 from vision.classify import default_model  # noqa: E402
 from vision.evaluate import EVALUATION_SEED, SHOW_SIZE, split_prefixes  # noqa: E402
-from vision.recognise import Laps, recognise  # noqa: E402
+from vision.recognise import READING_THREADS, Laps, recognise  # noqa: E402
 from vision.synth import full_library, render_show  # noqa: E402
 
 
@@ -56,13 +60,20 @@ def generated_shows(count: int) -> list[bytes]:
     return [show.jpeg_bytes() for show in shows]
 
 
-def measure(photos: Sequence[bytes]) -> Laps:
-    """Each photo read once untimed, then once with its stages timed."""
-    laps = Laps()
+def measure(photos: Sequence[bytes]) -> tuple[Laps, Laps]:
+    """Each photo read once untimed, then timed on one reading thread and on the recogniser's
+    own (`READING_THREADS`), one after the other."""
+    alone, beside = Laps(), Laps()
     for data in photos:
         recognise(data)
-        recognise(data, laps=laps)
-    return laps
+        recognise(data, laps=alone, threads=1)
+        recognise(data, laps=beside, threads=READING_THREADS)
+    return alone, beside
+
+
+def totals(laps: Laps) -> list[float]:
+    """Each photo's milliseconds, all stages together."""
+    return [sum(parts) for parts in zip(*laps.ms.values(), strict=True)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -77,25 +88,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     sets = shared_sets(args.photos) if args.photos.is_dir() else {}
     if args.shows:
         sets[f"generated shows, {SHOW_SIZE[0]} px"] = generated_shows(args.shows)
-    measured = {name: measure(photos) for name, photos in sets.items()}
+    both = {name: measure(photos) for name, photos in sets.items()}
+    measured = {name: alone for name, (alone, _) in both.items()}
     names = list(measured)
     stages = list(next(iter(measured.values())).ms)
     print(f"OpenCV and BLAS threads: {args.threads}; milliseconds per photo, median over the set\n")
-    print("| stage | " + " | ".join(f"{name} ({len(sets[name])})" for name in names) + " |")
+    columns = " | ".join(f"{name} ({len(sets[name])})" for name in names)
+    print(f"| stage (one reading thread) | {columns} |")
     print("| --- |" + " ---: |" * len(names))
-    totals = {
-        name: [sum(parts) for parts in zip(*laps.ms.values(), strict=True)] for name, laps in measured.items()
-    }
+    alone_totals = {name: totals(laps) for name, laps in measured.items()}
     for stage in stages:
         cells = []
         for name in names:
             median = statistics.median(measured[name].ms[stage])
-            share = median / statistics.median(totals[name])
+            share = median / statistics.median(alone_totals[name])
             cells.append(f"{median:.1f} ({share:.0%})")
         print(f"| {stage} | " + " | ".join(cells) + " |")
-    medians = [statistics.median(totals[n]) for n in names]
+    medians = [statistics.median(alone_totals[n]) for n in names]
     print("| **total, median** | " + " | ".join(f"**{m:.0f}**" for m in medians) + " |")
-    print("| total, p95 | " + " | ".join(f"{np.percentile(totals[n], 95):.0f}" for n in names) + " |")
+    print("| total, p95 | " + " | ".join(f"{np.percentile(alone_totals[n], 95):.0f}" for n in names) + " |")
+    beside_totals = {name: totals(beside) for name, (_, beside) in both.items()}
+    beside_medians = [statistics.median(beside_totals[n]) for n in names]
+    print(f"| **total on {READING_THREADS} reading threads, median** | "
+          + " | ".join(f"**{m:.0f}**" for m in beside_medians) + " |")
+    print(f"| total on {READING_THREADS} reading threads, p95 | "
+          + " | ".join(f"{np.percentile(beside_totals[n], 95):.0f}" for n in names) + " |")
+    print(f"| {READING_THREADS} threads / one, median | "
+          + " | ".join(f"{b / a:.2f}" for a, b in zip(medians, beside_medians, strict=True)) + " |")
     for kind in ("outline", "lone"):
         counts = [statistics.median(measured[n].proposals[kind]) for n in names]
         print(f"| {kind} proposals read | " + " | ".join(f"{c:.0f}" for c in counts) + " |")

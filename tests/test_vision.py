@@ -415,6 +415,7 @@ def test_a_model_reads_alike_after_saving_and_from_many_threads(tmp_path: Path) 
     expected = model.read(patches)
     model.save(tmp_path / "model.npz")
     loaded = IndexModel.load(tmp_path / "model.npz")
+    loaded.warm(2)  # two built copies of each network; the other two threads build their own
     assert loaded.conv is not None and model.conv is not None
     assert loaded.conv.onnx == model.conv.onnx
     assert (loaded.conv.rank_temperature, loaded.conv.suit_temperature) == (
@@ -858,6 +859,31 @@ def shows() -> list[tuple[object, Recognition]]:
 def test_synthetic_shows_are_read_exactly(shows: list[tuple[object, Recognition]]) -> None:
     for photo, result in shows:
         assert sorted(d.card for d in result.cards) == sorted(photo.cards)  # type: ignore[attr-defined]
+
+
+def test_a_photo_read_on_two_threads_reads_as_on_one(
+        shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The recogniser reads a photo on two threads (READING_THREADS): the answer must not depend
+    # on it, to the last digit, and the second thread must really do some of the work.
+    import threading
+
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    assert module.READING_THREADS == 2
+    ran_on: list[str] = []
+    real = module.glyph_proposals
+
+    def noting(*args: object) -> object:
+        ran_on.append(threading.current_thread().name)
+        return real(*args)
+
+    monkeypatch.setattr(module, "glyph_proposals", noting)
+    for photo, on_two in shows:
+        on_one = recognise(photo.jpeg_bytes(), threads=1)  # type: ignore[attr-defined]
+        assert on_one.to_dict() == on_two.to_dict()
+        assert [d.stage for d in on_one.cards] == [d.stage for d in on_two.cards]
+    recognise(shows[0][0].jpeg_bytes())  # type: ignore[attr-defined]
+    assert ran_on[:-1] == [threading.current_thread().name] * len(shows)
+    assert ran_on[-1].startswith("reading") and ran_on[-1] != threading.current_thread().name
 
 
 def test_proposals_read_in_batches_read_as_read_all_at_once(

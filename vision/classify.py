@@ -187,20 +187,39 @@ class OnnxNetwork:
     onnx: bytes
     rank_temperature: float = 1.0
     suit_temperature: float = 1.0
-    _nets: threading.local = field(default_factory=threading.local, init=False, compare=False, repr=False)
-    """One cv2.dnn.Net per thread: a Net is not safe to run from two threads at once."""
+    _spare: list[cv2.dnn.Net] = field(default_factory=list, init=False, compare=False, repr=False)
+    """Built copies of the network not in use: a Net is not safe to run from two threads at
+    once, so each reading borrows one (building one takes milliseconds: see `warm`)."""
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, compare=False, repr=False)
+
+    def warm(self, copies: int) -> None:
+        """Have at least `copies` built copies of the network at hand, so that that many threads
+        read at once without building one (a photo worker forked from a warmed process reads
+        on two threads and builds none)."""
+        with self._lock:
+            missing = copies - len(self._spare)
+        built = [self._build() for _ in range(missing)]
+        with self._lock:
+            self._spare.extend(built)
+
+    def _build(self) -> cv2.dnn.Net:
+        return cv2.dnn.readNetFromONNX(np.frombuffer(self.onnx, np.uint8))
 
     def logits(self, inputs: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """Uncalibrated rank and suit logits for a batch of inputs."""
-        net = getattr(self._nets, "net", None)
-        if net is None:
-            net = cv2.dnn.readNetFromONNX(np.frombuffer(self.onnx, np.uint8))
-            self._nets.net = net
         if len(inputs) == 0:
             out = np.zeros((0, NONE_RANK + 1 + NONE_SUIT + 1), np.float32)
-        else:
+            return out[:, : NONE_RANK + 1], out[:, NONE_RANK + 1 :]
+        with self._lock:
+            net = self._spare.pop() if self._spare else None
+        if net is None:
+            net = self._build()
+        try:
             net.setInput(np.ascontiguousarray(inputs, np.float32))
             out = np.asarray(net.forward(), np.float32)
+        finally:
+            with self._lock:
+                self._spare.append(net)
         return out[:, : NONE_RANK + 1], out[:, NONE_RANK + 1 :]
 
     def probabilities(self, inputs: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -290,6 +309,11 @@ class IndexModel:
             return np.asarray(confidence, np.float64)
         z = detection_features(confidence, whole, support, size_offset) @ np.array(self.detection_weights)
         return cast(NDArray[np.float64], 1.0 / (1.0 + np.exp(-z)))
+
+    def warm(self, threads: int) -> None:
+        """Build every network for `threads` threads reading at once (`OnnxNetwork.warm`)."""
+        for network in (*self.networks, *((self.conv,) if self.conv is not None else ())):
+            network.warm(threads)
 
     def probabilities(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Rank and suit probabilities for feature rows, averaged over the networks."""

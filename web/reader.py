@@ -14,15 +14,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.classify import default_model
-from vision.recognise import Recognition, recognise
+from vision.recognise import READING_THREADS, Recognition, recognise
 
 __all__ = ["read_cards"]
 
 # One thread, before the model's test run: OpenCV would otherwise start its thread pool in the
 # forkserver, and a worker forked from it would hang on the pool's locks at its first parallel loop
-# (a 12 MP photo did, 30 s until killed). The workers run single-threaded anyway.
+# (a 12 MP photo did, 30 s until killed). The workers keep OpenCV's pool at one thread anyway (the
+# recogniser's own second thread is a plain Python thread, started in the worker).
 cv2.setNumThreads(1)
-default_model()  # cached for the process: at import in the forkserver, so every worker has it
+# Cached for the process, its networks built for each of the threads a photo is read on: at
+# import in the forkserver, so every worker has them and builds none.
+default_model().warm(READING_THREADS)
 
 
 def read_cards(pixels: NDArray[np.uint8]) -> Recognition:
