@@ -10,7 +10,10 @@ two taps a player makes (choose the photo, then "Count"). Timed from the file's 
 total on screen, twice: as photo.js sends it (shrunk in the browser to 1600 px, JPEG 0.92), and
 with ``createImageBitmap`` taken away so the original goes up, as it does from a browser that
 cannot decode the photo. Prints the bytes sent, the time to the request's start (the shrink),
-and the median, fastest and slowest time to the total.
+and the median, fastest and slowest time to the total; then the times the page notes itself,
+from the choice to the confirm screen (of which the shrink, to the form's submission, and the
+server's own time over the request, from the whole body received to the whole answer made) and
+from "Count" to the total.
 """
 
 from __future__ import annotations
@@ -49,6 +52,9 @@ const note = (name) => {
 document.addEventListener("change", (event) => {
   if (event.target && event.target.id === "photo-file") { note("chosen"); }
 }, true);
+document.addEventListener("submit", (event) => {
+  if (event.target && event.target.id === "photo-form") { note("sent"); }
+}, true);
 document.addEventListener("pointerdown", (event) => {
   // The first button pressed on the confirm screen: the bench presses "Count" and nothing else.
   if (document.getElementById("photo-chips") && event.target instanceof Element
@@ -62,15 +68,17 @@ new MutationObserver(() => {
 }).observe(document, {subtree: true, childList: true});
 """
 """Times the page itself notes (the browser's clock, kept in sessionStorage across the "Count"
-page load): the photo chosen (the input's first "change"), the confirm screen in the page, the
-"Count" button pressed, the total in the page."""
+page load): the photo chosen (the input's first "change"), the photo form submitted (once
+photo.js has shrunk the photo), the confirm screen in the page, the "Count" button pressed, the
+total in the page."""
 
 
 def run_once(browser: Browser, phone: dict[str, Any], base: str, photo: Path,
-             shrink: bool, received: list[int]) -> tuple[float, float, int, float, float]:
+             shrink: bool, received: list[int]) -> tuple[float, float, int, float, float, float]:
     """One flow: seconds to the request's start, seconds to the total, bytes sent (the body
     length the server was given, appended to `received`), and the seconds the page itself
-    waited, as it noted them: from the choice to the confirm screen, from "Count" to the total."""
+    waited, as it noted them: from the choice to the confirm screen, from "Count" to the total,
+    and from the choice to the form's submission (the shrink)."""
     from playwright.sync_api import expect
 
     context = browser.new_context(**phone)
@@ -95,7 +103,7 @@ def run_once(browser: Browser, phone: dict[str, Any], base: str, photo: Path,
         total = time.perf_counter() - started
         flow = page.evaluate("JSON.parse(sessionStorage.getItem('flow'))")
         read, counted = (flow["confirm"] - flow["chosen"]) / 1000, (flow["total"] - flow["tapped"]) / 1000
-        return sent[0] - started, total, received[-1], read, counted
+        return sent[0] - started, total, received[-1], read, counted, (flow["sent"] - flow["chosen"]) / 1000
     finally:
         context.close()
 
@@ -119,13 +127,23 @@ def main() -> int:
     app = create_app({"DATABASE_URL": f"sqlite:///{folder / 'bench.db'}"},
                      instance_path=str(folder / "instance"))
     received: list[int] = []
+    handled: list[float] = []
 
     def counting(environ: dict[str, Any], start_response: Any) -> Any:
         """The app, noting the length of each photo the browser sends (Chromium's DevTools do
-        not always report a multipart request's Content-Length)."""
-        if environ.get("REQUEST_METHOD") == "POST" and environ.get("PATH_INFO") == "/photo":
-            received.append(int(environ.get("CONTENT_LENGTH") or 0))
-        return app(environ, start_response)
+        not always report a multipart request's Content-Length) and the seconds the server
+        took over it, from the whole body received to the whole answer made."""
+        if environ.get("REQUEST_METHOD") != "POST" or environ.get("PATH_INFO") != "/photo":
+            return app(environ, start_response)
+        received.append(int(environ.get("CONTENT_LENGTH") or 0))
+        started = time.perf_counter()
+        answer = app(environ, start_response)
+        try:
+            body = b"".join(answer)
+        finally:
+            getattr(answer, "close", lambda: None)()
+        handled.append(time.perf_counter() - started)
+        return [body]
 
     rows = []
     try:
@@ -135,20 +153,22 @@ def main() -> int:
             run_once(browser, phone, base, photo, True, received)  # warm: the photo worker's model, the page
             for shrink in (True, False):
                 runs = [run_once(browser, phone, base, photo, shrink, received) for _ in range(args.runs)]
-                rows.append((shrink, runs))
+                rows.append((shrink, runs, handled[-args.runs:]))
             browser.close()
     finally:
         app.extensions["muggins.store"].close()
     print(f"12 MP photo: {photo.stat().st_size / 1e6:.2f} MB (seed {args.seed}); "
           f"20 Mbit/s each way, {LATENCY_MS} ms latency; {args.runs} runs each\n")
     print("| sent | bytes sent | to request ms (median) | choice to total s, median | fastest | slowest "
-          "| in the page: choice to confirm s | \"Count\" to total s | the two, s |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for shrink, runs in rows:
+          "| in the page: choice to confirm s | of which the shrink s | of which the server s "
+          "| \"Count\" to total s | the two, s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for shrink, runs, server in rows:
         totals = [r[1] for r in runs]
         print(f"| {'shrunk in the browser' if shrink else 'original'} | {runs[0][2] / 1e3:,.0f} kB | "
               f"{statistics.median(r[0] for r in runs) * 1000:.0f} | {statistics.median(totals):.2f} | "
               f"{min(totals):.2f} | {max(totals):.2f} | {statistics.median(r[3] for r in runs):.2f} | "
+              f"{statistics.median(r[5] for r in runs):.2f} | {statistics.median(server):.2f} | "
               f"{statistics.median(r[4] for r in runs):.2f} | "
               f"{statistics.median(r[3] + r[4] for r in runs):.2f} |")
     return 0

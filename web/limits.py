@@ -56,8 +56,9 @@ FRAME_BODY_MAX_BYTES = 2 * 1024 * 1024
 """Largest camera frame (2 MiB): the page sends 1280 px JPEGs of about 100-300 kB."""
 FRAME_LIMIT = "240 per minute"
 """Camera frames one client address may have read: the page sends two at a time, a few a second,
-each a small JPEG (about 1 s of a decoder's CPU on the 2-core test machine, most of it the worker's
-start); the photo limit (30 a minute) would stop the camera after ten seconds."""
+each a small JPEG (about 0.7 s of a photo worker's wall time on the 2-core test machine one at a
+time, the worker's start about 0.1 s of it; bench/bench_frames.py); the photo limit (30 a minute)
+would stop the camera after ten seconds."""
 JSON_ENDPOINTS_EXEMPT = PHOTO_ENDPOINTS | FRAME_ENDPOINTS
 """API routes that take something other than a JSON body (``/api/recognise`` is multipart)."""
 
