@@ -129,11 +129,12 @@ READING_THREADS = 2
 2-core machine is otherwise idle then, so the stages that do not wait on each other run on a
 second thread: the broken outlines and the index glyphs beside the card masks' outlines, and
 half of the lone proposals' readings beside the other half (OpenCV and numpy let go of the
-interpreter while they work). The readings are the same, to the last digit. Measured on 20
-development shows (1600 px, OpenCV on one thread as in a photo worker): median 748-762 ms on
-one thread, 483-498 ms on two. The photo workers keep OpenCV's and BLAS's own pools at one
-thread (`vision.io`); this thread is the recogniser's, and costs a worker up to about 40 MiB
-more of its address-space budget (its stack, and OpenBLAS's buffer for a second thread)."""
+interpreter while they work). The readings are the same, to the last digit. Measured by
+`bench/bench_recognise.py` (OpenCV on one thread, as in a photo worker): a 1600 px generated
+show 660 ms median on one thread, 471 on two; the shared table photos 0.81-0.84 of their time.
+The photo workers keep OpenCV's and BLAS's own pools at one thread (`vision.io`); this thread is
+the recogniser's, and costs a worker up to about 40 MiB more of its address-space budget (six
+12 MP shows needed 123-160 MiB on two threads, 112-123 on one; the thread's stack is 8 of it)."""
 
 BLUR_VARIANCE = 12.0
 """Variance of the Laplacian (on the working image) under which a photo is called blurry."""
