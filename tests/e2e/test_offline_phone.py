@@ -269,10 +269,15 @@ def test_a_match_played_with_no_connection_is_kept_then_shared(
     prepare(page)
     context.set_offline(True)
     page.reload()
+    page.evaluate("window.sameWindow = true")
     page.get_by_role("link", name="Match", exact=True).tap()
     page.tap("#quick-i-deal")
     page.wait_for_url(re.compile(r"/phone/m/[\w-]+$"))
     phone_url = page.url
+    # The list and the new match were written into this page by its running engine: no new page,
+    # so no second start of Pyodide (seconds) at each step; one engine, one worker.
+    assert page.evaluate("window.sameWindow") is True
+    assert len(page.workers) == 1
 
     def tap(name: str) -> None:
         page.get_by_role("button", name=name, exact=True).tap()

@@ -113,9 +113,12 @@ async function request({ method = "GET", url, headers, body }) {
   return { status: answer.status, headers: answer.headers, body: answer.body };
 }
 
-export const engine = {
+// One engine a window: a page of the phone's app written over a page of the server's (page.mjs)
+// loads this module a second time, from /phone/static/, and a second engine would start Pyodide
+// again beside the first. Every copy of the module hands out the first one's.
+export const engine = globalThis.mugginsEngine || (globalThis.mugginsEngine = {
   start,
   request,
   get running() { return started !== null; },
   onEvent(listener) { listeners.add(listener); return () => listeners.delete(listener); },
-};
+});

@@ -127,47 +127,175 @@ function onWorkerMessage(event) {
   }
 }
 
-engine.onEvent((event) => {
-  if (event.type === "ready") {
-    booted = true;
-    const note = noteBox();
-    if (note && note.textContent === word("starting")) { say(""); }
-  }
-});
+// A page of the phone's app written into this document (its engine, and so Pyodide, kept running),
+// as a new page would have shown it. document.open() drops the window's and the document's
+// listeners, so they are added again.
+function writePage(html) {
+  document.open();
+  document.write(html);
+  document.close();
+  listen();
+}
 
 // The shell: a page the service worker gave for an address of the phone's own app while no page
 // had its engine running. Start the engine, ask it for the real page, and show that instead.
 async function runShell() {
   try {
     const answer = await engine.request({ method: "GET", url: location.href, headers: [["Accept", "text/html"]] });
-    const location_ = answer.headers.find(([name]) => name.toLowerCase() === "location");
+    const location_ = header(answer, "location");
     if (answer.status >= 300 && answer.status < 400 && location_) {
-      location.replace(location_[1]);
+      location.replace(location_);
       return;
     }
-    const html = new TextDecoder().decode(answer.body);
-    document.open();
-    document.write(html);
-    document.close();
+    writePage(new TextDecoder().decode(answer.body));
   } catch (error) {
     say(word("engineFailed"), { keep: true });
   }
 }
 
-if (sw && words() && words().dataset.register) {
-  firstVisit = !sw.controller;
-  sw.addEventListener("message", onWorkerMessage);
-  sw.register("/sw.js", { scope: "/" }).catch(() => { /* no offline use here (plain http: no secure context) */ });
-  sw.ready.then(() => {
-    tell({ type: "hello" });
-    if (navigator.onLine) { tell({ type: "online" }); }
-  });
-  window.addEventListener("online", () => tell({ type: "online" }));
-  sw.addEventListener("controllerchange", () => tell({ type: "hello" }));
+// ------------------------------------------------------------------ moving between pages
+
+// Once this page runs its engine, a tap on a link or a plain form to an address the engine answers
+// (the phone's app under /phone/, and the match list while offline: sw.js routes them so) is asked
+// of the engine here and its page written into this document, instead of a new page that would
+// start Pyodide again: seconds on a phone at every step of an offline match. Redirects are
+// followed here; any other answer than a page (a file to save) goes to the browser as before.
+const PHONE_LISTS = ["/matches"];
+const MAX_REDIRECTS = 10;
+
+function header(answer, name) {
+  const found = answer.headers.find(([key]) => key.toLowerCase() === name);
+  return found ? found[1] : null;
 }
 
-if (document.body.dataset.shell !== undefined) {
-  runShell();
-} else if (location.pathname === "/phone" || location.pathname.startsWith("/phone/") || !navigator.onLine) {
-  engine.start().catch(() => say(word("engineFailed"), { keep: true }));  // a page with no server: be ready for the first tap
+function engineAnswers(url) {
+  if (url.origin !== location.origin) { return false; }
+  const path = url.pathname;
+  if (path === "/phone" || path.startsWith("/phone/")) {
+    return !path.startsWith("/phone/static/") && !path.startsWith("/phone/vendor/");
+  }
+  return !navigator.onLine && PHONE_LISTS.includes(path);
+}
+
+async function showFromEngine(url, { method = "GET", body = null, push = true } = {}) {
+  if (!booted) { say(word("starting"), { keep: true }); }
+  let target = new URL(url, location.href);
+  let asked = { method, body };
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const headers = [["Accept", "text/html"]];
+    if (asked.body !== null) { headers.push(["Content-Type", "application/x-www-form-urlencoded"]); }
+    let answer;
+    try {
+      answer = await engine.request({ method: asked.method, url: target.href, headers, body: asked.body });
+    } catch (error) {
+      if (asked.method === "GET") { location.assign(target.href); } else { say(word("engineFailed"), { keep: true }); }
+      return;
+    }
+    const moved = header(answer, "location");
+    if (answer.status >= 300 && answer.status < 400 && moved) {
+      target = new URL(moved, target.href);
+      if (!engineAnswers(target)) { location.assign(target.href); return; }
+      asked = { method: "GET", body: null };
+      continue;
+    }
+    if (!(header(answer, "content-type") || "").startsWith("text/html")) {
+      location.assign(target.href);  // not a page: the browser handles it (the service worker asks this engine)
+      return;
+    }
+    writePage(new TextDecoder().decode(answer.body));
+    if (push) { history.pushState(null, "", target.href); } else { history.replaceState(null, "", target.href); }
+    const anchor = target.hash && document.getElementById(decodeURIComponent(target.hash.slice(1)));
+    if (anchor) { anchor.scrollIntoView(); } else { window.scrollTo(0, 0); }
+    return;
+  }
+  location.assign(target.href);
+}
+
+function onClick(event) {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey ||
+      event.altKey || !engine.running) { return; }
+  const link = event.target instanceof Element && event.target.closest("a[href]");
+  if (!link || link.hasAttribute("download") || (link.target && link.target !== "_self")) { return; }
+  const url = new URL(link.href, location.href);
+  if (!engineAnswers(url)) { return; }
+  if (url.pathname === location.pathname && url.search === location.search && url.hash) { return; }
+  event.preventDefault();
+  showFromEngine(url.href);
+}
+
+function onSubmit(event) {
+  // htmx's forms are sent by htmx (it prevents the default first); only plain forms come here.
+  if (event.defaultPrevented || !engine.running) { return; }
+  const form = event.target;
+  const submitter = event.submitter;
+  // The button's formaction etc. win over the form's own; read as attributes (a field named
+  // "action" would shadow form.action).
+  const given = (name) => (submitter && submitter.hasAttribute("form" + name) ? submitter.getAttribute("form" + name)
+    : form.getAttribute(name));
+  const method = (given("method") || "get").toUpperCase();
+  const enctype = (given("enctype") || "application/x-www-form-urlencoded").toLowerCase();
+  const target = given("target");
+  if (!["GET", "POST"].includes(method) || enctype !== "application/x-www-form-urlencoded" ||
+      (target && target !== "_self")) { return; }
+  const url = new URL(given("action") || location.href, location.href);
+  if (!engineAnswers(url)) { return; }
+  event.preventDefault();
+  const fields = new URLSearchParams(new FormData(form, submitter || undefined));
+  if (method === "GET") {
+    url.search = fields.toString();
+    showFromEngine(url.href);
+  } else {
+    showFromEngine(url.href, { method, body: fields.toString() });
+  }
+}
+
+function onPopState() {
+  const url = new URL(location.href);
+  if (engineAnswers(url)) { showFromEngine(url.href, { push: false }); } else { location.reload(); }
+}
+
+function listen() {
+  document.addEventListener("click", onClick);
+  document.addEventListener("submit", onSubmit);
+  window.addEventListener("popstate", onPopState);
+  if (registered) { window.addEventListener("online", onOnline); }
+}
+
+function onOnline() { tell({ type: "online" }); }
+
+// Once a window: a page of the phone's app written over a page of the server's loads this module
+// a second time (from /phone/static/); the first copy goes on serving the window, its engine too.
+let registered = false;
+if (!globalThis.mugginsOfflinePage) {
+  globalThis.mugginsOfflinePage = true;
+  setUp();
+}
+
+function setUp() {
+  engine.onEvent((event) => {
+    if (event.type === "ready") {
+      booted = true;
+      const note = noteBox();
+      if (note && note.textContent === word("starting")) { say(""); }
+    }
+  });
+
+  registered = Boolean(sw && words() && words().dataset.register);
+  if (registered) {
+    firstVisit = !sw.controller;
+    sw.addEventListener("message", onWorkerMessage);
+    sw.register("/sw.js", { scope: "/" }).catch(() => { /* no offline use here (plain http: no secure context) */ });
+    sw.ready.then(() => {
+      tell({ type: "hello" });
+      if (navigator.onLine) { tell({ type: "online" }); }
+    });
+    sw.addEventListener("controllerchange", () => tell({ type: "hello" }));
+  }
+
+  listen();
+  if (document.body.dataset.shell !== undefined) {
+    runShell();
+  } else if (location.pathname === "/phone" || location.pathname.startsWith("/phone/") || !navigator.onLine) {
+    engine.start().catch(() => say(word("engineFailed"), { keep: true }));  // a page with no server: be ready for the first tap
+  }
 }
