@@ -278,6 +278,12 @@ def test_a_match_played_with_no_connection_is_kept_then_shared(
     # so no second start of Pyodide (seconds) at each step; one engine, one worker.
     assert page.evaluate("window.sameWindow") is True
     assert len(page.workers) == 1
+    # Back and forward work as between pages, still in this window.
+    page.go_back()
+    expect(page.locator("#quick-title")).to_be_visible(timeout=TAP_MS)
+    page.go_forward()
+    expect(page.locator("#score-1")).to_have_text("0", timeout=TAP_MS)
+    assert page.url == phone_url and page.evaluate("window.sameWindow") is True
 
     def tap(name: str) -> None:
         page.get_by_role("button", name=name, exact=True).tap()

@@ -202,8 +202,9 @@ async function showFromEngine(url, { method = "GET", body = null, push = true } 
       location.assign(target.href);  // not a page: the browser handles it (the service worker asks this engine)
       return;
     }
-    writePage(new TextDecoder().decode(answer.body));
+    // The address first, so that the page is parsed at its own address (document.open keeps it).
     if (push) { history.pushState(null, "", target.href); } else { history.replaceState(null, "", target.href); }
+    writePage(new TextDecoder().decode(answer.body));
     const anchor = target.hash && document.getElementById(decodeURIComponent(target.hash.slice(1)));
     if (anchor) { anchor.scrollIntoView(); } else { window.scrollTo(0, 0); }
     return;
