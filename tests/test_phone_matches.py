@@ -376,3 +376,17 @@ def test_the_phones_pages_are_in_the_phones_language(phone: Flask, lang: str) ->
     text = client.get(f"/api/matches/{unshared['id']}/export").data
     refusal = client.post("/api/groups/import", data=text, content_type="application/json")
     assert refusal.status_code == 503 and words_left(f"<p>{refusal.get_json()['error']}</p>") == []
+
+
+def test_the_language_switch_on_a_phone_page_stays_in_the_phones_app(phone: Flask) -> None:
+    # The switcher's link and its way back are the phone's addresses: the server's /lang/hi
+    # and /m/<id> are not the phone's app, and offline they were an error page.
+    client = phone.test_client()
+    made = new_match(client, ["Ann", "Bob"])
+    screen = on_phone(client, "GET", f"/m/{made['id']}")
+    found = re.search(r'<a href="([^"]+)" hreflang="hi"', screen.get_data(as_text=True))
+    assert found and found[1] == f"/phone/lang/hi?next=%2Fphone%2Fm%2F{made['id']}"
+    chosen = on_phone(client, "GET", found[1].removeprefix("/phone"))
+    assert chosen.status_code == 303 and chosen.headers["Location"] == f"/phone/m/{made['id']}"
+    again = on_phone(client, "GET", chosen.headers["Location"].removeprefix("/phone"))
+    assert again.status_code == 200 and '<html lang="hi"' in again.get_data(as_text=True)

@@ -135,16 +135,17 @@ def init_app(app: Flask) -> None:
         return {
             "lang": language(),
             "language_links": [(code, i18n.LANGUAGE_NAMES[code],
-                                f"/lang/{code}?{urlencode({'next': _this_page()})}")
+                                f"{request.script_root}/lang/{code}?{urlencode({'next': _this_page()})}")
                                for code in i18n.LANGUAGES],
         }
 
 
 def _this_page() -> str:
-    """Where the switcher returns: this page, or for a form's answer the page the form was on."""
+    """Where the switcher returns: this page, or for a form's answer the page the form was on; its
+    whole path in the browser (the phone's app runs under ``/phone``: `web.offline`)."""
     if request.method == "GET":
         kept = [(k, v) for k, v in request.args.items(multi=True) if k in PAGE_PARAMETERS]
-        return request.path + (f"?{urlencode(kept)}" if kept else "")
+        return request.script_root + request.path + (f"?{urlencode(kept)}" if kept else "")
     referrer = urlsplit(request.referrer or "")
     if referrer.netloc == request.host and referrer.path.startswith("/"):
         return referrer.path + (f"?{referrer.query}" if referrer.query else "")

@@ -144,10 +144,17 @@ def test_count_peg_and_api_offline(phone_with_sw: Callable[..., BrowserContext],
     again.goto("/matches")
     again.tap("#quick-i-deal")
     again.wait_for_url(re.compile(r"/phone/m/[\w-]+$"))
+    match_url = again.url
     again.get_by_role("button", name="Peg 2 for Opponent", exact=True).tap()
     expect(again.locator("#score-1")).to_have_text("2", timeout=TAP_MS)  # answered by the engine
     again.reload()
     expect(again.locator("#score-1")).to_have_text("2", timeout=ENGINE_MS)
+    # The language switch stays in the phone's app: the same match, in Hindi, in the same window.
+    again.evaluate("window.sameWindow = true")
+    again.locator("footer.langs a[hreflang=hi]").tap()
+    expect(again.locator("html")).to_have_attribute("lang", "hi", timeout=TAP_MS)
+    expect(again.locator("#score-1")).to_have_text("2")
+    assert again.url.endswith(urlsplit(match_url).path) and again.evaluate("window.sameWindow") is True
 
 
 def test_the_app_is_installable(phone_with_sw: Callable[..., BrowserContext]) -> None:
