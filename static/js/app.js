@@ -115,6 +115,12 @@
     syncWake();
     document.addEventListener("visibilitychange", syncWake);
     document.addEventListener("click", wakeFromTap, true);
+    // The phone's engine writes the next page into this window (offline/page.mjs): this page's
+    // lock goes with it, and the next page asks for its own if it wants one.
+    window.addEventListener("muggins:leave", function () {
+      releaseWake();
+      if (noSleep && noSleep.isEnabled) { noSleep.disable(); }
+    });
   }
 
   // A plain notice when a request fails, cleared by the next one that succeeds.

@@ -35,6 +35,21 @@ SCORE = {"hand": "5H 5C 5S JD", "starter": "5D"}
 TAP_MS = 20_000
 """Ceiling for one tap answered by a warm engine on a loaded CI machine (tens of ms when idle)."""
 
+WAKE_LOCKS = """(() => {
+  // The Screen Wake Lock API as the page sees it, each lock kept in window.wakeLocks with whether
+  // it was released (headless Chromium refuses real ones).
+  const locks = [];
+  window.wakeLocks = locks;
+  const wakeLock = { request: async () => {
+    const lock = new EventTarget();
+    lock.released = false;
+    lock.release = async () => { lock.released = true; lock.dispatchEvent(new Event("release")); };
+    locks.push(lock);
+    return lock;
+  } };
+  Object.defineProperty(Navigator.prototype, "wakeLock", { configurable: true, get: () => wakeLock });
+})();"""
+
 READY = """async () => {
   if (!navigator.serviceWorker.controller) { return null; }
   const state = await (await caches.open("muggins-state")).match("/offline/__state__");
@@ -272,6 +287,7 @@ def test_a_match_played_with_no_connection_is_kept_then_shared(
     # (with a slip undone), the page closed and opened again offline, the match found in the
     # list, then uploaded once the connection is back and watched from a second phone.
     context = phone_with_sw()
+    context.add_init_script(WAKE_LOCKS)
     page = context.new_page()
     prepare(page)
     context.set_offline(True)
@@ -285,12 +301,17 @@ def test_a_match_played_with_no_connection_is_kept_then_shared(
     # so no second start of Pyodide (seconds) at each step; one engine, one worker.
     assert page.evaluate("window.sameWindow") is True
     assert len(page.workers) == 1
-    # Back and forward work as between pages, still in this window.
+    held = "window.wakeLocks.filter((lock) => !lock.released).length"
+    page.wait_for_function(f"() => {held} === 1", timeout=TAP_MS)  # the score screen keeps it on
+    # Back and forward work as between pages, still in this window; the list lets the screen
+    # sleep again, and the score screen asks for it to stay on once more.
     page.go_back()
     expect(page.locator("#quick-title")).to_be_visible(timeout=TAP_MS)
+    page.wait_for_function(f"() => {held} === 0", timeout=TAP_MS)
     page.go_forward()
     expect(page.locator("#score-1")).to_have_text("0", timeout=TAP_MS)
     assert page.url == phone_url and page.evaluate("window.sameWindow") is True
+    page.wait_for_function(f"() => {held} === 1", timeout=TAP_MS)
 
     def tap(name: str) -> None:
         page.get_by_role("button", name=name, exact=True).tap()

@@ -128,9 +128,11 @@ function onWorkerMessage(event) {
 }
 
 // A page of the phone's app written into this document (its engine, and so Pyodide, kept running),
-// as a new page would have shown it. document.open() drops the window's and the document's
-// listeners, so they are added again.
+// as a new page would have shown it. The page going is told first ("muggins:leave"), as a page
+// left would be; document.open() drops the window's and the document's listeners, so they are
+// added again.
 function writePage(html) {
+  window.dispatchEvent(new Event("muggins:leave"));  // what the page holds (app.js: the screen's wake lock)
   document.open();
   document.write(html);
   document.close();
