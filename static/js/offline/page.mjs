@@ -162,8 +162,12 @@ async function runShell() {
 // of the engine here and its page written into this document, instead of a new page that would
 // start Pyodide again: seconds on a phone at every step of an offline match. Redirects are
 // followed here; any other answer than a page (a file to save) goes to the browser as before.
-const PHONE_LISTS = ["/matches"];
+const PHONE_LISTS = ["/matches"];  // sw.js's list of the same name: offline, the engine's
 const MAX_REDIRECTS = 10;
+
+function inPhoneApp(path) {
+  return path === "/phone" || path.startsWith("/phone/");
+}
 
 function header(answer, name) {
   const found = answer.headers.find(([key]) => key.toLowerCase() === name);
@@ -173,7 +177,7 @@ function header(answer, name) {
 function engineAnswers(url) {
   if (url.origin !== location.origin) { return false; }
   const path = url.pathname;
-  if (path === "/phone" || path.startsWith("/phone/")) {
+  if (inPhoneApp(path)) {
     return !path.startsWith("/phone/static/") && !path.startsWith("/phone/vendor/");
   }
   return !navigator.onLine && PHONE_LISTS.includes(path);
@@ -298,7 +302,7 @@ function setUp() {
   listen();
   if (document.body.dataset.shell !== undefined) {
     runShell();
-  } else if (location.pathname === "/phone" || location.pathname.startsWith("/phone/") || !navigator.onLine) {
+  } else if (inPhoneApp(location.pathname) || !navigator.onLine) {
     engine.start().catch(() => say(word("engineFailed"), { keep: true }));  // a page with no server: be ready for the first tap
   }
 }
