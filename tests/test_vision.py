@@ -886,6 +886,41 @@ def test_a_photo_read_on_two_threads_reads_as_on_one(
     assert ran_on[-1].startswith("reading") and ran_on[-1] != threading.current_thread().name
 
 
+def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
+        shows: list[tuple[object, Recognition]]) -> None:
+    # Told a show holds five cards, the recogniser stops after the whole outlines when they read
+    # five distinct cards surely; any other photo is read in full, to the same answer as without.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    skipped = 0
+    for photo, full in shows:
+        laps = module.Laps()
+        told = recognise(photo.jpeg_bytes(), expect=5, laps=laps)  # type: ignore[attr-defined]
+        assert sorted(d.card for d in told.cards) == sorted(photo.cards)  # type: ignore[attr-defined]
+        if laps.proposals["lone"] == [0]:
+            skipped += 1
+            assert all(d.confidence >= module.UNSURE_BELOW for d in told.cards)
+            assert not told.warnings
+            # The starter lying apart is found from the outlines, as in the full reading.
+            assert full.starter is not None and told.starter is not None
+            assert told.cards[told.starter].card == full.cards[full.starter].card
+        else:
+            assert told.to_dict() == full.to_dict()
+        # Another count than the photo holds is read in full.
+        assert recognise(photo.jpeg_bytes(), expect=4).to_dict() == full.to_dict()  # type: ignore[attr-defined]
+    # The test's three shows: one with its five cards apart, two with cards overlapping.
+    assert skipped == 1
+
+
+def test_a_count_to_expect_is_at_least_one_card() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        recognise(_two_tone(), expect=0)
+    from vision.__main__ import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["show.jpg", "--expect", "53"])
+    assert stopped.value.code == 2
+
+
 def test_proposals_read_in_batches_read_as_read_all_at_once(
         shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch) -> None:
     # A photo's proposals are read READ_AT_ONCE at a time to bound the memory: every proposal is

@@ -1,8 +1,9 @@
-"""Command line: `python -m vision PHOTO [--json]`.
+"""Command line: `python -m vision PHOTO [--json] [--expect N]`.
 
 Prints each card found with its confidence (or the same as JSON with --json) and any
-warnings. Bad input prints a one-line message on stderr and exits with status 2. When the reader
-of the output goes away (``| head``), it stops quietly with status 141 (128 + SIGPIPE).
+warnings. ``--expect N``: the photo should hold N cards (a show: 5), see `recognise`. Bad input
+prints a one-line message on stderr and exits with status 2. When the reader of the output goes
+away (``| head``), it stops quietly with status 141 (128 + SIGPIPE).
 """
 
 from __future__ import annotations
@@ -22,9 +23,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision", description="Read the cards in a photo.")
     parser.add_argument("photo", help="JPEG, PNG, WebP or HEIC file")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--expect", type=_card_count, metavar="N",
+                        help="how many cards the photo should hold (a show: 5): read faster when the "
+                             "outlines find them all")
     args = parser.parse_args(argv)
     try:
-        result = recognise(args.photo)
+        result = recognise(args.photo, expect=args.expect)
     except ImageError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -36,6 +40,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for warning in result.warnings:
         print(f"warning: {warning}")
     return 0
+
+
+def _card_count(text: str) -> int:
+    """An --expect value: a whole number of cards from 1 to 52."""
+    if not text.isdigit() or not 1 <= int(text) <= 52:
+        raise argparse.ArgumentTypeError(f"a number of cards from 1 to 52, not {text!r}")
+    return int(text)
 
 
 if __name__ == "__main__":
