@@ -28,10 +28,10 @@ GREEDY_BYTES = 2**30
 
 
 def read_as(cards: Sequence[str], quads: Sequence[Sequence[tuple[float, float]]], width: int,
-            pixels: NDArray[np.uint8]) -> Recognition:
+            pixels: NDArray[np.uint8], expect: int | None = None) -> Recognition:
     """Every card of the truth, sure of each, its corners shrunk to the working size it is given
     (``width``: the photo's own width in pixels), and the card lying apart, as the recogniser
-    says it from the corners."""
+    says it from the corners. The count the page expects (``expect``) changes nothing here."""
     scale = pixels.shape[1] / width
     found = [Detection(code, 0.99, [(x * scale, y * scale) for x, y in quad])
              for code, quad in zip(cards, quads, strict=True)]

@@ -25,6 +25,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import cv2
+import noting_reader
 import numpy as np
 import photo_readers
 import pytest
@@ -598,6 +599,67 @@ def test_api_recognise_answers_as_the_cli_does(client: FlaskClient, show: Synthe
     cli = subprocess.run([sys.executable, "-m", "vision", str(photo), "--json"], capture_output=True,
                          text=True, cwd=REPO, check=True)
     assert json.loads(cli.stdout) == data
+
+
+def test_api_recognise_reads_a_show_told_to_expect_five_as_the_cli_does(client: FlaskClient,
+                                                                         tmp_path: Path) -> None:
+    # A show with its five cards apart (seed 202): told to expect five, the recogniser reads them
+    # from their outlines alone; the cards, and the one lying apart, are those of the full reading.
+    photo = render_show(202, harsh=False)
+    answers = {}
+    for fields in ({}, {"expect": "5"}):
+        resp = client.post("/api/recognise", data=multipart(fields, photo.jpeg_bytes(), "show.jpg"),
+                           content_type=f"multipart/form-data; boundary={BOUNDARY}")
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        answers[bool(fields)] = resp.get_json()
+    for data in answers.values():
+        assert sorted(d["card"] for d in data["cards"]) == sorted(photo.cards)
+        assert data["cards"][data["starter"]]["card"] == photo.cards[photo.starter_index]
+    assert not answers[True]["warnings"]
+    path = tmp_path / "show.jpg"
+    path.write_bytes(photo.jpeg_bytes())
+    cli = subprocess.run([sys.executable, "-m", "vision", str(path), "--json", "--expect", "5"],
+                         capture_output=True, text=True, cwd=REPO, check=True)
+    assert json.loads(cli.stdout) == answers[True]
+
+
+@pytest.mark.parametrize("value", ["0", "53", "five", "4.5", "-5", "\u0665", "5" * 5000])
+def test_api_recognise_refuses_a_count_that_is_no_number_of_cards(client: FlaskClient, show_jpeg: bytes,
+                                                                  value: str, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    reads = tmp_path / "reads"
+    reads.mkdir()
+    reader = functools.partial(noting_reader.read_noting_expect, str(reads))
+    monkeypatch.setitem(client.application.config, "MUGGINS_PHOTO_READER", reader)
+    resp = client.post("/api/recognise", data=multipart({"expect": value}, show_jpeg, "show.jpg"),
+                       content_type=f"multipart/form-data; boundary={BOUNDARY}")
+    assert resp.status_code == 400
+    error = resp.get_json()["error"]
+    assert error.startswith("bad 'expect': ") and error.endswith("give it like 5") and len(error) < 120
+    assert not list(reads.iterdir())  # refused before any photo was read
+
+
+def test_each_photo_form_tells_the_reader_how_many_cards_it_wants(client: FlaskClient, show_jpeg: bytes,
+                                                                  tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # The count page wants a show (five cards), the throw advisor the cards dealt (six to each of
+    # two players, five to each of three); the API only what it is told.
+    reads = tmp_path / "reads"
+    reads.mkdir()
+    reader = functools.partial(noting_reader.read_noting_expect, str(reads))
+    monkeypatch.setitem(client.application.config, "MUGGINS_PHOTO_READER", reader)
+    sent = [
+        ("/photo", {}),
+        ("/photo", {"for": "discard", "players": "2"}),
+        ("/photo", {"for": "discard", "players": "3"}),
+        ("/api/recognise", {}),
+        ("/api/recognise", {"expect": "4"}),
+    ]
+    for path, fields in sent:
+        resp = upload(client, show_jpeg, path=path, fields=fields)
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+    told = [(reads / f"read-{i}").read_text() for i in range(len(sent))]
+    assert told == ["5", "6", "5", "None", "4"]
 
 
 def test_an_iphone_heic_reads_as_its_jpeg_does(client: FlaskClient, show: SyntheticPhoto,

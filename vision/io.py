@@ -33,7 +33,7 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
@@ -475,11 +475,13 @@ def _proc_status() -> dict[str, int]:
 
 
 def _work_in_worker(answer: Connection, data: bytes, long_side: int, where: str, memory_bytes: int,
-                    cpu_seconds: int, reader: ReaderSpec | None, lang: str = i18n.DEFAULT_LANGUAGE) -> None:
+                    cpu_seconds: int, reader: ReaderSpec | None, lang: str = i18n.DEFAULT_LANGUAGE,
+                    reader_options: Mapping[str, Any] | None = None) -> None:
     """A worker's whole life: load the reader (trusted code, before the limits), limit itself,
-    decode, read, and send back the result or the refusal, and the cost (peak resident memory
-    above its start, CPU seconds). Its refusals are in ``lang``, the caller's language (a worker
-    process does not inherit the caller's context)."""
+    decode, read (``reader_options`` as the reader's keyword arguments), and send back the result
+    or the refusal, and the cost (peak resident memory above its start, CPU seconds). Its refusals
+    are in ``lang``, the caller's language (a worker process does not inherit the caller's
+    context)."""
     i18n.activate(lang)
     try:
         read = None if reader is None else resolve_reader(reader)
@@ -492,7 +494,7 @@ def _work_in_worker(answer: Connection, data: bytes, long_side: int, where: str,
     result: tuple[str, Any]
     try:
         loaded = decode_bytes(data, long_side, where)
-        result = ("ok", loaded if read is None else (loaded, read(loaded.pixels)))
+        result = ("ok", loaded if read is None else (loaded, read(loaded.pixels, **(reader_options or {}))))
     except ImageError as error:
         result = ("refused", str(error))
     except MemoryError:
@@ -540,7 +542,8 @@ def decode_upload(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str
 
 def decode_and_read(data: bytes, reader: ReaderSpec, long_side: int = WORKING_LONG_SIDE_PX,
                     where: str = "upload", memory_bytes: int = DECODE_MEMORY_BYTES,
-                    cpu_seconds: int = DECODE_CPU_SECONDS) -> tuple[LoadedImage, Any]:
+                    cpu_seconds: int = DECODE_CPU_SECONDS,
+                    reader_options: Mapping[str, Any] | None = None) -> tuple[LoadedImage, Any]:
     """`decode_bytes`, then ``reader`` on the decoded pixels, in one worker process limited to
     ``memory_bytes`` more address space and ``cpu_seconds`` of CPU for both; the decoded image
     and the reader's answer (about the working-size pixels). ImageError if the file is refused
@@ -548,24 +551,27 @@ def decode_and_read(data: bytes, reader: ReaderSpec, long_side: int = WORKING_LO
     other than by running out of memory (a bug, not a bad photo).
 
     ``reader`` is a picklable function or its import path; the first call in a process has the
-    worker's forkserver preload the reader's module. Concurrency as `decode_upload`.
+    worker's forkserver preload the reader's module. ``reader_options``, when given, are passed to
+    it as keyword arguments (picklable values: say, how many cards the photo should hold).
+    Concurrency as `decode_upload`.
     """
-    answer = _in_worker(data, reader, long_side, where, memory_bytes, cpu_seconds)
+    answer = _in_worker(data, reader, long_side, where, memory_bytes, cpu_seconds, reader_options)
     return cast(tuple[LoadedImage, Any], answer)
 
 
 def _in_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: str, memory_bytes: int,
-               cpu_seconds: int) -> Any:
+               cpu_seconds: int, reader_options: Mapping[str, Any] | None = None) -> Any:
     if not data:
         raise ImageError(_("empty file: %(file)s has no bytes", file=repr(where)))
     last_cost.value = None
-    answer, stopped = _run_worker(data, reader, long_side, where, memory_bytes, cpu_seconds)
+    answer, stopped = _run_worker(data, reader, long_side, where, memory_bytes, cpu_seconds, reader_options)
     if answer is None and stopped not in LIMIT_EXITS:
         # Not stopped by its limits: it crashed, exited or could not start (a fault of this
         # machine or of a library, not of the photo), so the photo gets one more worker.
         _logger.warning("a photo worker for %s ended without an answer (exit code %s); reading it again",
                         where, stopped)
-        answer, stopped = _run_worker(data, reader, long_side, where, memory_bytes, cpu_seconds)
+        answer, stopped = _run_worker(data, reader, long_side, where, memory_bytes, cpu_seconds,
+                                      reader_options)
     if answer is None:
         _logger.warning("a photo worker for %s ended without an answer (exit code %s)", where, stopped)
         params = {"file": repr(where), "mib": memory_bytes // 2**20, "cpu": cpu_seconds}
@@ -584,7 +590,7 @@ def _in_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: st
 
 
 def _run_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: str, memory_bytes: int,
-                cpu_seconds: int) -> tuple[Any, int | None]:
+                cpu_seconds: int, reader_options: Mapping[str, Any] | None = None) -> tuple[Any, int | None]:
     """One worker's answer (None if it gave none) and, when it gave none, how it ended: its exit
     code (negative: the signal that stopped it; `WALL_STOPPED` when it was killed here for taking
     too long), or None when it could not be started."""
@@ -593,7 +599,8 @@ def _run_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: s
         reader_end, writer = context.Pipe(duplex=False)
         worker = context.Process(  # type: ignore[attr-defined]
             target=_work_in_worker,
-            args=(writer, data, long_side, where, memory_bytes, cpu_seconds, reader, i18n.current()),
+            args=(writer, data, long_side, where, memory_bytes, cpu_seconds, reader, i18n.current(),
+                  reader_options),
             name="muggins-photo", daemon=True)
         answer: Any = None
         stopped: int | None = None

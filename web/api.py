@@ -239,24 +239,29 @@ def append_event(token: str) -> Response:
     return resp
 
 
-def decode_and_read_upload(data: bytes, where: str = "upload") -> tuple[LoadedImage, Recognition]:
+def decode_and_read_upload(data: bytes, where: str = "upload",
+                           expect: int | None = None) -> tuple[LoadedImage, Recognition]:
     """An uploaded photo decoded at working size and read, both in one limited worker process
     (``vision.io.decode_and_read``) by the app's ``MUGGINS_PHOTO_READER``; the reading's corners
-    are in the working-size pixels. ImageError if the photo is refused or too costly to read."""
+    are in the working-size pixels. ``expect``: how many cards the photo should hold, when the
+    page knows (passed to the reader, ``vision.recognise``'s ``expect``). ImageError if the photo
+    is refused or too costly to read."""
     from vision import Recognition
     from vision.io import ReaderSpec, decode_and_read
 
     reader: ReaderSpec = current_app.config.get("MUGGINS_PHOTO_READER", PHOTO_READER)
-    loaded, result = decode_and_read(data, reader, where=where)
+    options = None if expect is None else {"expect": expect}
+    loaded, result = decode_and_read(data, reader, where=where, reader_options=options)
     if not isinstance(result, Recognition):
         raise RuntimeError(f"the photo reader {reader!r} answered {type(result).__name__}, not a Recognition")
     return loaded, result
 
 
-def read_upload(data: bytes) -> Recognition:
+def read_upload(data: bytes, expect: int | None = None) -> Recognition:
     """The recogniser's reading of an uploaded photo, decoded and read in a limited worker process;
-    corners in the photo's own pixels, as ``recognise`` gives them for the same bytes."""
-    loaded, result = decode_and_read_upload(data)
+    corners in the photo's own pixels, as ``recognise`` gives them for the same bytes (and the
+    same ``expect``)."""
+    loaded, result = decode_and_read_upload(data, expect=expect)
     if loaded.scale == 1.0:
         return result
     cards = [replace(d, corners=[(x * loaded.scale, y * loaded.scale) for x, y in d.corners])
@@ -266,7 +271,9 @@ def read_upload(data: bytes) -> Recognition:
 
 @bp.post("/recognise", endpoint="recognise")
 def recognise_upload() -> Response:
-    """Multipart field ``image`` → the recogniser's JSON, as ``python -m vision PHOTO --json``."""
+    """Multipart field ``image`` → the recogniser's JSON, as ``python -m vision PHOTO --json``; the
+    optional field ``expect`` (1 to 52) says how many cards the photo should hold, as ``--expect``
+    does: read faster when the outlines find them all."""
     if current_app.config["MUGGINS_OFFLINE"]:
         return json_error(503, _("reading a photo needs the Muggins server; this phone is working on its "
                                  "own"))
@@ -275,11 +282,23 @@ def recognise_upload() -> Response:
     upload_file = request.files.get("image")
     if upload_file is None:
         return json_error(400, _("missing 'image': send the photo as the multipart form field named image"))
+    expect = _cards_to_expect(request.form.get("expect", ""))
     try:
-        result = read_upload(upload_file.read())
+        result = read_upload(upload_file.read(), expect)
     except ImageError as e:
         return json_error(400, " ".join(str(e).split()))
     return current_app.response_class(result.to_json(), mimetype="application/json")
+
+
+def _cards_to_expect(text: str) -> int | None:
+    """The ``expect`` form field: a whole number of cards from 1 to 52, or None when left out;
+    ApiError (a 400 naming it) otherwise."""
+    if not text:
+        return None
+    if len(text) > 2 or not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 52:
+        raise ApiError(_("bad %(name)s: %(value)s is not valid here; give it like %(example)s",
+                         name=repr("expect"), value=repr(text[:20]), example="5"))
+    return int(text)
 
 
 @bp.post("/recognise/frame", endpoint="recognise_frame")

@@ -71,6 +71,11 @@ class CountView:
         return self.cards[4] if len(self.cards) == SHOW_CARDS else None
 
     @property
+    def photo_cards(self) -> int:
+        """How many cards a photo of the show holds: the hand (or crib) and the starter."""
+        return SHOW_CARDS
+
+    @property
     def permalink(self) -> str | None:
         """The result's permanent address, once the five cards are in."""
         if self.starter is None:

@@ -28,6 +28,7 @@ cv2.setNumThreads(1)
 default_model().warm(READING_THREADS)
 
 
-def read_cards(pixels: NDArray[np.uint8]) -> Recognition:
-    """The recogniser's reading of a decoded working-size photo, corners in its pixels."""
-    return recognise(pixels)
+def read_cards(pixels: NDArray[np.uint8], expect: int | None = None) -> Recognition:
+    """The recogniser's reading of a decoded working-size photo, corners in its pixels; ``expect``:
+    how many cards the page wants from it (see ``vision.recognise``)."""
+    return recognise(pixels, expect=expect)

@@ -76,6 +76,20 @@ def camera_video(show: SyntheticPhoto, tmp_path_factory: pytest.TempPathFactory)
     return path
 
 
+TOLD_TO_EXPECT = """
+window.toldToExpect = [];
+const sendForm = window.fetch;
+window.fetch = (url, options) => {
+  if (String(url).endsWith("/api/recognise/frame") && options && options.body instanceof FormData) {
+    window.toldToExpect.push(options.body.get("expect"));
+  }
+  return sendForm(url, options);
+};
+"""
+"""Notes the cards each form the page sends says to expect (Chromium's request events carry no
+multipart body that holds a file)."""
+
+
 def launch(playwright: Playwright, extra: list[str]) -> Browser:
     """Debian's Chromium with a fake camera (its own launch: the flags are the browser's, not a page's)."""
     return playwright.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS + FAKE_CAMERA + extra)
@@ -130,6 +144,7 @@ def test_the_camera_takes_the_reading_by_itself(camera_phone: Page, show: Synthe
     page.on("request", sent)
     page.on("requestfinished", answered)
     page.on("requestfailed", answered)
+    page.add_init_script(TOLD_TO_EXPECT)
     page.goto("/")
     expect(page.locator("#photo-file")).to_be_attached()
     opened = time.monotonic()
@@ -146,6 +161,8 @@ def test_the_camera_takes_the_reading_by_itself(camera_phone: Page, show: Synthe
     starter_chip = f".photo-chip:has([role=img][aria-label='{Card.parse(starter).name}'])"
     expect(page.locator(f"{starter_chip} input[name=starter]")).to_be_checked()  # lying apart: preset
     shot(page, "camera-confirm")
+    # Each frame said the show holds five cards: the server reads them from their outlines alone.
+    assert page.evaluate("window.toldToExpect") == ["5"] * len(frames)
     page.get_by_role("button", name="Count", exact=True).tap()  # the second tap
     expect(page).to_have_url(re.compile(rf"/hand/[2-9TJQKA][CDHS](-[2-9TJQKA][CDHS]){{3}}/{starter}$"))
     expect(page.locator("#count-total")).to_have_text(str(score_show(" ".join(hand), starter).total))
