@@ -7,11 +7,12 @@ Run from the repository root with the project's venv, on a quiet machine::
 Sets: the labelled photos under ``--photos`` (default ``../shared/cards``; edje_tfod IMG* and
 cam*, bidly deal* and single*, as `vision.evaluate --split` splits them) read from their files as
 uploaded, and ``--shows`` generated cribbage shows (`vision.synth.render_show` at the evaluation
-seeds, evaluation faces, typical camera) at 1600x1200, the size the count page's browser
-shrinks a photo to before sending it. Each photo is read once to warm up, then timed on one
-reading thread and on `vision.recognise.READING_THREADS` (the recogniser's own threads, as the
-photo workers read); OpenCV and numpy's BLAS run on ``--threads`` threads (1, as in the server's
-photo workers).
+seeds, evaluation faces, typical camera) at 1600x1200, the size the count page's browser shrinks a
+photo to before sending it, read twice: as any photo, and as the count page has them read
+(``expect=5``: a show's five cards, see `vision.recognise`). Each photo is read once to warm up,
+then timed on one reading thread and on `vision.recognise.READING_THREADS` (the recogniser's own
+threads, as the photo workers read); OpenCV and numpy's BLAS run on ``--threads`` threads (1, as
+in the server's photo workers).
 
 Prints one markdown table: a row per stage (`vision.recognise.Laps`, on one reading thread, where
 the stages run one after another), the median milliseconds per set, and the total's median and
@@ -53,6 +54,10 @@ def shared_sets(folder: Path) -> dict[str, list[bytes]]:
     return sets
 
 
+SHOW_CARDS = 5
+"""A show's cards: the four in hand and the starter."""
+
+
 def generated_shows(count: int) -> list[bytes]:
     """`count` generated shows (typical camera), as `vision.evaluate --synthetic` reads them."""
     library = full_library(EVALUATION_SEED)
@@ -60,14 +65,14 @@ def generated_shows(count: int) -> list[bytes]:
     return [show.jpeg_bytes() for show in shows]
 
 
-def measure(photos: Sequence[bytes]) -> tuple[Laps, Laps]:
+def measure(photos: Sequence[bytes], expect: int | None = None) -> tuple[Laps, Laps]:
     """Each photo read once untimed, then timed on one reading thread and on the recogniser's
-    own (`READING_THREADS`), one after the other."""
+    own (`READING_THREADS`), one after the other (told to `expect` that many cards, if given)."""
     alone, beside = Laps(), Laps()
     for data in photos:
-        recognise(data)
-        recognise(data, laps=alone, threads=1)
-        recognise(data, laps=beside, threads=READING_THREADS)
+        recognise(data, expect=expect)
+        recognise(data, laps=alone, threads=1, expect=expect)
+        recognise(data, laps=beside, threads=READING_THREADS, expect=expect)
     return alone, beside
 
 
@@ -86,9 +91,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     threadpoolctl.threadpool_limits(limits=args.threads, user_api="blas")
     default_model()
     sets = shared_sets(args.photos) if args.photos.is_dir() else {}
+    expects: dict[str, int] = {}
     if args.shows:
-        sets[f"generated shows, {SHOW_SIZE[0]} px"] = generated_shows(args.shows)
-    both = {name: measure(photos) for name, photos in sets.items()}
+        shows = generated_shows(args.shows)
+        sets[f"generated shows, {SHOW_SIZE[0]} px"] = shows
+        told = f"the same, told to expect {SHOW_CARDS} (the count page)"
+        sets[told], expects[told] = shows, SHOW_CARDS
+    both = {name: measure(photos, expects.get(name)) for name, photos in sets.items()}
     measured = {name: alone for name, (alone, _) in both.items()}
     names = list(measured)
     stages = list(next(iter(measured.values())).ms)

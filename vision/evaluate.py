@@ -8,7 +8,8 @@ heavy blur and noise, JPEG down to quality 55), and N shows whose starter lies c
 (typical camera). `--held N` adds N hands of four to six cards held fanned in the fingers
 (`render_held_hand`, typical camera, seeds from `HELD_SEED`): only each card's top-left index
 shows, fingers over the cards' lower parts. `--large N` adds N typical shows at 12 megapixels
-for timing. Prints a markdown
+for timing. `--expect 5` reads the generated shows (not the held hands nor the folders) as the
+count page has them read, told how many cards they hold (`recognise`'s `expect`). Prints a markdown
 table: images, card recall, card precision, exact-photo rate (every card right and nothing
 extra), and the median and 95th-percentile time per photo, measured from the file's bytes
 (decode included); then a second one for `Recognition.starter`: on generated shows how often
@@ -144,11 +145,11 @@ HEADER = (
 )
 
 
-def _timed(data: bytes) -> tuple[list[str], float, dict[str, str], str | None]:
-    """The cards found in a photo, the milliseconds taken, the stage that proposed each, and the
-    card suggested as the starter."""
+def _timed(data: bytes, expect: int | None = None) -> tuple[list[str], float, dict[str, str], str | None]:
+    """The cards found in a photo (told to `expect` that many, if given), the milliseconds taken,
+    the stage that proposed each, and the card suggested as the starter."""
     started = time.perf_counter()
-    result = recognise(data)
+    result = recognise(data, expect=expect)
     millis = (time.perf_counter() - started) * 1000.0
     starter = None if result.starter is None else result.cards[result.starter].card
     return [d.card for d in result.cards], millis, {d.card: d.stage for d in result.cards}, starter
@@ -189,9 +190,11 @@ def evaluate_synthetic(
     seed: int = EVALUATION_SEED,
     harsh: bool = False,
     apart: bool = False,
+    expect: int | None = None,
 ) -> Tally:
-    """Recognise `count` freshly generated cribbage shows (`harsh` for the stress camera)."""
-    return evaluate_synthetic_starters(count, library, size, name, seed, harsh, apart)[0]
+    """Recognise `count` freshly generated cribbage shows (`harsh` for the stress camera; told to
+    `expect` that many cards, if given)."""
+    return evaluate_synthetic_starters(count, library, size, name, seed, harsh, apart, expect)[0]
 
 
 def evaluate_synthetic_starters(
@@ -202,20 +205,24 @@ def evaluate_synthetic_starters(
     seed: int = EVALUATION_SEED,
     harsh: bool = False,
     apart: bool = False,
+    expect: int | None = None,
 ) -> tuple[Tally, StarterTally]:
     """`evaluate_synthetic` (`apart`: shows whose starter lies clearly apart), and how often the
     starter was suggested rightly, wrongly (a hand card) or not at all."""
     photos = (render_show(seed + i, library, size=size, harsh=harsh, apart=apart) for i in range(count))
-    return _tally_generated(name, seed, photos)
+    return _tally_generated(name, seed, photos, expect)
 
 
-def _tally_generated(name: str, seed: int, photos: Iterable[SyntheticPhoto]) -> tuple[Tally, StarterTally]:
-    """Recognise generated photos (drawn at seeds `seed`, `seed` + 1, ...): their cards and, for
-    the ones that have a starter, how often it was suggested."""
+def _tally_generated(
+    name: str, seed: int, photos: Iterable[SyntheticPhoto], expect: int | None = None
+) -> tuple[Tally, StarterTally]:
+    """Recognise generated photos (drawn at seeds `seed`, `seed` + 1, ...; told to `expect` that
+    many cards, if given): their cards and, for the ones that have a starter, how often it was
+    suggested."""
     tally = Tally(name)
     starters = StarterTally(name)
     for i, photo in enumerate(photos):
-        cards, millis, stages, starter = _timed(photo.jpeg_bytes())
+        cards, millis, stages, starter = _timed(photo.jpeg_bytes(), expect)
         tally.add(f"seed {seed + i}", photo.cards, cards, millis, stages)
         if photo.starter_index is not None:
             starters.add(photo.cards[photo.starter_index], starter)
@@ -241,6 +248,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--large", type=int, default=0, metavar="N", help="also N generated 12 MP shows")
     parser.add_argument("--split", action="store_true", help="report file-name groups (single_, deal) apart")
     parser.add_argument(
+        "--expect",
+        type=int,
+        choices=range(1, 53),
+        metavar="N",
+        help="read the generated shows told they hold N cards (5: as the count page reads them)",
+    )
+    parser.add_argument(
         "--verbose",
         action="store_true",
         help="list every photo that was not exact (each extra card with the detector stage that proposed it)",
@@ -262,6 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.synthetic or args.large or args.held:
         library = full_library(EVALUATION_SEED)
+        told = "" if args.expect is None else f", told {args.expect} cards"
         if args.synthetic:
             for name, harsh, apart in (
                 ("synthetic shows", False, False),
@@ -269,7 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ("synthetic shows, starter apart", False, True),
             ):
                 tally, starter = evaluate_synthetic_starters(
-                    args.synthetic, library, SHOW_SIZE, name, harsh=harsh, apart=apart
+                    args.synthetic, library, SHOW_SIZE, name + told, harsh=harsh, apart=apart,
+                    expect=args.expect,
                 )
                 tallies.append(tally)
                 starters.append(starter)
@@ -278,7 +294,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.large:
             tallies.append(
                 evaluate_synthetic(
-                    args.large, library, LARGE_SIZE, "synthetic shows, 12 MP", seed=EVALUATION_SEED + 500_000
+                    args.large,
+                    library,
+                    LARGE_SIZE,
+                    "synthetic shows, 12 MP" + told,
+                    seed=EVALUATION_SEED + 500_000,
+                    expect=args.expect,
                 )
             )
     overall = Tally("overall")
