@@ -9,8 +9,9 @@ a body over ``web.limits.JSON_BODY_MAX_BYTES``, 403 for a write through a viewer
 unknown match and 409 for a stale append, which also carries the fresh state. The blueprint is
 exempt from CSRF: it takes no cookies' word for anything, only JSON bodies, which a cross-site form
 cannot send. ``POST /api/recognise`` takes a multipart photo instead and answers with the
-recogniser's own JSON (as ``python -m vision PHOTO --json``); both photo routes decode and read
-the upload in a limited worker process (`decode_and_read_upload`). ``POST /api/recognise/frame``
+recogniser's own JSON (as ``python -m vision PHOTO --json``; an ``expect`` field, as ``--expect``,
+says how many cards the photo should hold); both photo routes decode and read the upload in a
+limited worker process (`decode_and_read_upload`). ``POST /api/recognise/frame``
 is the same for a live camera's frames, a few a second, under its own rate limit.
 """
 

@@ -14,12 +14,13 @@ hundred kB instead of a few MB); the cards read are the same (tests/test_photo_s
 the server reads at 1280 px anyway. Forms without JavaScript and the API send the original.
 
 The server keeps no photo. The upload is decoded once, at the recogniser's working size, and read
-from that array, both in one worker process with memory and CPU limits
-(``web.api.decode_and_read_upload``: a file that declares a huge image, costs minutes to decode or
-is too busy to read stops the worker, not the server); the server shrinks the decoded array into
-the JPEG sent back inline as a ``data:`` URL. Corrections
-(``POST /photo/cards``) carry the outlines and chips in hidden fields; htmx swaps only the panel and
-keeps the photo on screen (``hx-preserve``); without JavaScript the outlines are drawn on a plain
+from that array (told how many cards the page wants, ``Target.wanted``: a show read whole from its
+cards' outlines then skips the search for cards whose outline is lost), both in one worker process
+with memory and CPU limits (``web.api.decode_and_read_upload``: a file that declares a huge image,
+costs minutes to decode or is too busy to read stops the worker, not the server); the server
+shrinks the decoded array into the JPEG sent back inline as a ``data:`` URL. Corrections (``POST
+/photo/cards``) carry the outlines and chips in hidden fields; htmx swaps only the panel and keeps
+the photo on screen (``hx-preserve``); without JavaScript the outlines are drawn on a plain
 background instead.
 
 ``POST /api/recognise``, the same reading as JSON, is in the API blueprint (``web.api``).
