@@ -12,6 +12,7 @@ of the show's own cards (``scorer.show.score_show``), not the page's.
 from __future__ import annotations
 
 import re
+import statistics
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -127,6 +128,8 @@ def test_the_camera_takes_the_reading_by_itself(camera_phone: Page, show: Synthe
     page = camera_phone
     frames: list[float] = []
     flying: list[int] = [0, 0]  # frames being read now, and the most at once
+    took: list[float] = []  # each answered frame's time on the way and in the server
+    sent_at: dict[Request, float] = {}
 
     def is_frame(request: Request) -> bool:
         return request.method == "POST" and request.url.endswith("/api/recognise/frame")
@@ -134,12 +137,14 @@ def test_the_camera_takes_the_reading_by_itself(camera_phone: Page, show: Synthe
     def sent(request: Request) -> None:
         if is_frame(request):
             frames.append(time.monotonic())
+            sent_at[request] = frames[-1]
             flying[0] += 1
             flying[1] = max(flying)
 
     def answered(request: Request) -> None:
         if is_frame(request):
             flying[0] -= 1
+            took.append(time.monotonic() - sent_at[request])
 
     page.on("request", sent)
     page.on("requestfinished", answered)
@@ -167,13 +172,17 @@ def test_the_camera_takes_the_reading_by_itself(camera_phone: Page, show: Synthe
     expect(page).to_have_url(re.compile(rf"/hand/[2-9TJQKA][CDHS](-[2-9TJQKA][CDHS]){{3}}/{starter}$"))
     expect(page.locator("#count-total")).to_have_text(str(score_show(" ".join(hand), starter).total))
     assert len(frames) >= 3
-    # The next frame goes while the last is read (a frame is read in well over the page's 250 ms
-    # between frames here), never more than two at once: the server reads two photos at a time.
-    assert flying[1] == 2
+    # Never more than two frames at once: the server reads two photos at a time. The next frame
+    # goes while the last is read, once a frame takes longer than the page's 250 ms between
+    # frames (told the show's five cards, a faster machine may read one in less).
+    assert 1 <= flying[1] <= 2
+    if statistics.median(took) > 0.35:
+        assert flying[1] == 2, took
     span = frames[-1] - frames[0]
     rate = (len(frames) - 1) / span if span else 0.0
     print(f"\ncamera: {len(frames)} frames sent at {rate:.2f} a second; "
-          f"reading taken {taken - opened:.1f} s after the camera was opened")
+          f"reading taken {taken - opened:.1f} s after the camera was opened; a frame answered in "
+          f"{statistics.median(took):.2f} s (median)")
 
 
 def test_a_refused_camera_says_so_and_keeps_the_file_input(refusing_phone: Page,
