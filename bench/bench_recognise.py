@@ -54,15 +54,13 @@ def shared_sets(folder: Path) -> dict[str, list[bytes]]:
     return sets
 
 
-SHOW_CARDS = 5
-"""A show's cards: the four in hand and the starter."""
-
-
-def generated_shows(count: int) -> list[bytes]:
-    """`count` generated shows (typical camera), as `vision.evaluate --synthetic` reads them."""
+def generated_shows(count: int) -> tuple[list[bytes], int]:
+    """`count` generated shows (typical camera), as `vision.evaluate --synthetic` reads them,
+    and how many cards a show holds (the hand and the starter: what the count page expects)."""
     library = full_library(EVALUATION_SEED)
-    shows = (render_show(EVALUATION_SEED + i, library, SHOW_SIZE, harsh=False) for i in range(count))
-    return [show.jpeg_bytes() for show in shows]
+    shows = [render_show(EVALUATION_SEED + i, library, SHOW_SIZE, harsh=False) for i in range(count)]
+    (cards,) = {len(show.cards) for show in shows}
+    return [show.jpeg_bytes() for show in shows], cards
 
 
 def measure(photos: Sequence[bytes], expect: int | None = None) -> tuple[Laps, Laps]:
@@ -93,10 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     sets = shared_sets(args.photos) if args.photos.is_dir() else {}
     expects: dict[str, int] = {}
     if args.shows:
-        shows = generated_shows(args.shows)
+        shows, cards = generated_shows(args.shows)
         sets[f"generated shows, {SHOW_SIZE[0]} px"] = shows
-        told = f"the same, told to expect {SHOW_CARDS} (the count page)"
-        sets[told], expects[told] = shows, SHOW_CARDS
+        told = f"the same, told to expect {cards} (the count page)"
+        sets[told], expects[told] = shows, cards
     both = {name: measure(photos, expects.get(name)) for name, photos in sets.items()}
     measured = {name: alone for name, (alone, _) in both.items()}
     names = list(measured)
