@@ -6,7 +6,8 @@ the 8 starts a new count and gives A the go, 8 J 7 6 reach 31 for 2), ``fetch("/
 what the server answers, a new page opened offline counts again, and a match started on the phone
 keeps its score over a reload. A shared match's taps made
 offline are kept and sent when the connection is back; when another phone changed the match first,
-the server's fresh screen is shown and the page asks before sending the rest. A new version on the
+the server's fresh screen is shown and the page asks before sending the rest; when the phone says
+"online" before a request gets through, the service worker tries again by itself. A new version on the
 server is fetched in the background and used, with a note, at the next start.
 """
 
@@ -21,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
 from app import create_app
 from web.serving import served
@@ -219,6 +220,53 @@ def test_a_shared_matchs_taps_wait_for_the_connection(phone_with_sw: Callable[..
     page.get_by_role("button", name="Send them anyway").tap()
     expect(page.locator("#score-1")).to_have_text("4")
     expect(page.locator("#score-0")).to_have_text("3")
+
+
+ONLINE_ONLY_WHEN_TOLD = """(() => {
+  // The browser's own "online" news is kept from the page; the test says when to announce it.
+  window.addEventListener("online", (event) => {
+    if (event.isTrusted) { event.stopImmediatePropagation(); }
+  }, true);
+})();"""
+
+
+NO_BACKGROUND_SYNC = """// As on Safari and Firefox: no Background Sync.
+Object.defineProperty(ServiceWorkerRegistration.prototype, "sync",
+                      { configurable: true, get: () => undefined });
+"""
+
+
+SYNC_TAGS = "async () => (await navigator.serviceWorker.ready).sync.getTags()"
+
+
+def test_kept_taps_go_when_the_online_news_came_too_early(
+        phone_with_sw: Callable[..., BrowserContext]) -> None:
+    # A phone hears "online" before a request gets through (a Wi-Fi still being handed an
+    # address): the service worker's first try fails, and no second "online" comes. On a browser
+    # with no Background Sync (Safari, Firefox) nothing else wakes the taps: the worker must try
+    # again by itself.
+    context = phone_with_sw()
+    context.add_init_script(ONLINE_ONLY_WHEN_TOLD)
+
+    def without_sync(route: Route) -> None:
+        served = route.fetch()
+        route.fulfill(response=served, body=NO_BACKGROUND_SYNC + served.text())
+
+    context.route("**/sw.js", without_sync)
+    page = context.new_page()
+    created = page.request.post("/api/matches", data={"players": ["Ann", "Bob"], "target": 61,
+                                                      "first_dealer": 0, "scores_only": True}).json()
+    prepare(page, f"/m/{created['id']}")
+    context.set_offline(True)
+    _peg_2_for_bob(page)
+    expect(page.locator("#offline-note")).to_contain_text("kept on this phone")
+    page.evaluate("window.dispatchEvent(new Event('online'))")  # the news, with the network still down
+    page.wait_for_timeout(200)
+    assert page.request.get(f"/api/matches/{created['id']}").json()["seq"] == 0
+    assert page.evaluate(SYNC_TAGS) == []  # the worker asked for no Background Sync
+    context.set_offline(False)  # the network back, with no news of it
+    expect(page.locator("#score-1")).to_have_text("2", timeout=TAP_MS)
+    assert page.request.get(f"/api/matches/{created['id']}").json()["seq"] == 1
 
 
 def test_kept_taps_can_be_dropped(phone_with_sw: Callable[..., BrowserContext]) -> None:

@@ -331,47 +331,78 @@ function afterOf(html) {
 }
 
 let sending = null;
+let sendAgain = false;
 
 // Send the kept taps in order. A tap made on the same board as this phone's own kept tap just
 // sent follows it: its "after" becomes the seq that tap reached. A 409 (another phone changed
 // the match first) stops the sending: the tap is marked, the page shows the server's fresh
 // screen and asks about the rest; nothing more is sent until the player says so.
+// Resolves to "sent" (nothing left, or nothing could be), "offline" (no connection: the taps
+// wait) or "asking". A call made while a pass is under way (a tap kept meanwhile, a second
+// "online") does not ride on that pass, which may have read the taps or met the dead network
+// before it: one more pass follows it.
 function sendKept() {
-  sending = sending || (async () => {
+  if (sending) {
+    sendAgain = true;
+    return sending;
+  }
+  sending = (async () => {
     try {
-      let lastAfter = null;
-      let reached = null;
-      let sent = 0;
-      for (const tap of await allTaps()) {
-        if (tap.conflict) { return; }
-        const body = lastAfter !== null && tap.after === lastAfter && reached !== null
-          ? withAfter(tap.body, reached) : tap.body;
-        let response;
-        try {
-          response = await fetch(tap.url, { method: "POST", headers: tap.headers, body, credentials: "same-origin" });
-        } catch (offline) {
-          return;  // still no connection: the taps wait for the next try
-        }
-        const html = await response.text();
-        if (response.status === 409) {
-          tap.conflict = true;
-          tap.freshAfter = afterOf(html);
-          await updateTap(tap);
-          const remaining = (await allTaps()).length;
-          await broadcast({ type: "taps-conflict", url: tap.url, html, remaining, sent });
-          return;
-        }
-        await dropTap(tap.id);
-        sent += 1;
-        lastAfter = tap.after;
-        reached = afterOf(html);
-      }
-      if (sent) { await broadcast({ type: "taps-sent", count: sent }); }
+      let outcome;
+      do {
+        sendAgain = false;
+        outcome = await sendKeptOnce();
+      } while (sendAgain && outcome !== "asking");
+      return outcome;
     } finally {
       sending = null;
     }
   })();
   return sending;
+}
+
+async function sendKeptOnce() {
+  let lastAfter = null;
+  let reached = null;
+  let sent = 0;
+  for (const tap of await allTaps()) {
+    if (tap.conflict) { return "asking"; }
+    const body = lastAfter !== null && tap.after === lastAfter && reached !== null
+      ? withAfter(tap.body, reached) : tap.body;
+    let response;
+    try {
+      response = await fetch(tap.url, { method: "POST", headers: tap.headers, body, credentials: "same-origin" });
+    } catch (offline) {
+      return "offline";  // still no connection: the rest wait for the next try
+    }
+    const html = await response.text();
+    if (response.status === 409) {
+      tap.conflict = true;
+      tap.freshAfter = afterOf(html);
+      await updateTap(tap);
+      const remaining = (await allTaps()).length;
+      await broadcast({ type: "taps-conflict", url: tap.url, html, remaining, sent });
+      return "asking";
+    }
+    await dropTap(tap.id);
+    sent += 1;
+    lastAfter = tap.after;
+    reached = afterOf(html);
+  }
+  if (sent) { await broadcast({ type: "taps-sent", count: sent }); }
+  return "sent";
+}
+
+// A phone says "online" when it has a network, which is not always when a request first gets
+// through (a Wi-Fi still being handed an address; each of a browser's workers told in turn): the
+// taps are tried again a few times over half a minute before they wait for the next "online".
+const ONLINE_RETRY_MS = [500, 1000, 2000, 4000, 8000, 15000];
+
+async function sendKeptWhenOnline() {
+  for (const pause of [0, ...ONLINE_RETRY_MS]) {
+    if (pause) { await new Promise((resolve) => setTimeout(resolve, pause)); }
+    if ((await sendKept()) !== "offline") { return; }
+  }
 }
 
 // "Send them anyway": the stopped tap goes on top of the fresh board, and the rest follow it.
@@ -388,7 +419,12 @@ async function sendAnyway() {
 }
 
 self.addEventListener("sync", (event) => {
-  if (event.tag === "muggins-taps") { event.waitUntil(sendKept()); }
+  // Still offline: a rejection has the browser try the sync again later.
+  if (event.tag === "muggins-taps") {
+    event.waitUntil(sendKept().then((outcome) => {
+      if (outcome === "offline") { throw new Error("no connection yet"); }
+    }));
+  }
 });
 
 // ------------------------------------------------------------------ messages from pages
@@ -406,7 +442,7 @@ self.addEventListener("message", (event) => {
     })());
   } else if (data.type === "online") {
     event.waitUntil(Promise.all([
-      sendKept(),
+      sendKeptWhenOnline(),
       checking || (checking = checkForUpdate().catch(() => {}).finally(() => { checking = null; })),
     ]));
   } else if (data.type === "taps-send-anyway") {
