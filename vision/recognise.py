@@ -332,9 +332,7 @@ def find_candidates(
         if expect is not None and _outlines_suffice(candidates, model, expect):
             lap("lone proposals")
             lap("read lone proposals")
-            if laps is not None:
-                laps.count("outline", len(outlines))
-                laps.count("lone", 0)
+            _count_proposals(laps, outlines, [])
             return candidates
         paper, glyphs = glyph_search or look_for_glyphs()
         confident = [c.quad for c in candidates if c.whole and c.reading.confidence >= SURE_OUTLINE]
@@ -350,10 +348,15 @@ def find_candidates(
         read = read_candidates(pyramid, lone[half:], model)
         read = first.result() + read
         lap("read lone proposals")
+    _count_proposals(laps, outlines, lone)
+    return candidates + read
+
+
+def _count_proposals(laps: Laps | None, outlines: list[Proposal], lone: list[Proposal]) -> None:
+    """Note on the bench's `laps` how many outline and lone proposals were read."""
     if laps is not None:
         laps.count("outline", len(outlines))
         laps.count("lone", len(lone))
-    return candidates + read
 
 
 class _Later(Generic[_T]):
