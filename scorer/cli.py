@@ -31,6 +31,7 @@ from scorer.cards import parse_cards
 from scorer.errors import CardError
 from scorer.i18n import N_, _, digits
 from scorer.pegging import PegEvent, score_pegging
+from scorer.rules import SHOW_CARDS
 from scorer.rulings import show_answer
 from scorer.show import PAIR_NAMES, ScoreKind, score_show
 
@@ -42,8 +43,6 @@ EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 """The status a shell reports for a tool the closed pipe stopped (141)."""
 """Exit status for bad input, the same as argparse's own usage errors."""
 
-_SHOW_CARDS = 5
-"""``show`` takes the four hand cards, then the starter."""
 _SHARE_PLACES = 5
 """Decimal places of a percent share in ``stats``: enough to show the four 29s (0.00003 %)."""
 _MEAN_PLACES = 2
@@ -160,7 +159,7 @@ def _dump(data: object) -> str:
 
 
 def _show(args: argparse.Namespace) -> str:
-    cards = parse_cards(" ".join(args.cards), _SHOW_CARDS, _SHOW_WHAT)
+    cards = parse_cards(" ".join(args.cards), SHOW_CARDS, _SHOW_WHAT)
     if args.json:
         return _dump(show_answer(cards[:-1], cards[-1], crib=args.crib))
     score = score_show(cards[:-1], cards[-1], crib=args.crib)

@@ -45,7 +45,7 @@ from numpy.typing import NDArray
 from scorer.cards import DECK, Card, CardsLike, Rank, Suit, parse_cards
 from scorer.errors import CardError
 from scorer.i18n import N_, _
-from scorer.rules import HAND_SIZE
+from scorer.rules import HAND_SIZE, SHOW_CARDS
 from scorer.tables import rank_scores, score_many
 
 __all__ = ["HandStats", "DiscardOption", "advise", "rank_of", "HELD", "THROWN"]
@@ -64,8 +64,6 @@ _THROW = N_("cards in the throw")
 
 _CRIB_FLUSH = 5
 """A crib flush scores only with all five cards (crib and starter) in one suit."""
-_SHOW_CARDS = 5
-"""A show is four cards and the starter."""
 _RANKS = 13
 """Ranks ace to king; the tables index them 0..12."""
 
@@ -212,7 +210,7 @@ def _crib_sums(
     # Rank points: how many ordered draws have each rank sequence, then one product with the
     # table sliced by the thrown ranks (the table is symmetric, so slot order is free).
     ways = _rank_ways(rank_counts, drawn)
-    table = _table_by_throw(_SHOW_CARDS - drawn)
+    table = _table_by_throw(SHOW_CARDS - drawn)
     rank_points = table @ ways  # one entry per sequence of thrown ranks, row-major
 
     # His nobs from an unseen jack: it takes one of the unknown crib slots and the starter is

@@ -1,8 +1,9 @@
 """Rule facts of the table, and skunk lines and game points (docs/RULES.md, "Skunks").
 
-The facts every layer shares live here once: ``HAND_SIZE`` (the four-card hand), ``SEAT_LETTERS``
-(seat labels A B C D), ``MAX_SHOW_POINTS`` and ``IMPOSSIBLE_SHOW_POINTS`` (what a show can
-total), and ``as_whole``, the one reader of a whole number from JSON.
+The facts every layer shares live here once: ``HAND_SIZE`` (the four-card hand), ``SHOW_CARDS``
+(those four and the starter), ``SEAT_LETTERS`` (seat labels A B C D), ``MAX_SHOW_POINTS`` and
+``IMPOSSIBLE_SHOW_POINTS`` (what a show can total), and ``as_whole``, the one reader of a whole
+number from JSON.
 
 A game is won the moment a side reaches the target (121, or 61 "once around"), so the winner's
 score is always the target and the margin is read from the loser's final score alone. Each
@@ -64,12 +65,15 @@ __all__ = [
     "preset",
     "triple_line", "PRESETS", "NAMED_PRESETS", "SIXTY_ONE_THIRTY", "TRIPLE", "CUSTOM", "TARGETS",
     "MAX_GAME_POINTS", "presets_for", "preset_lines",
-    "HAND_SIZE", "SEAT_LETTERS", "MAX_SHOW_POINTS", "IMPOSSIBLE_SHOW_POINTS", "as_whole",
+    "HAND_SIZE", "SHOW_CARDS", "SEAT_LETTERS", "MAX_SHOW_POINTS", "IMPOSSIBLE_SHOW_POINTS", "as_whole",
 ]
 
 HAND_SIZE = 4
 """Cards each player keeps for the play and the show, and cards in the crib, at every table size
 (6 or 5 dealt, the rest laid away)."""
+
+SHOW_CARDS = HAND_SIZE + 1
+"""Cards in a show: the hand (or the crib) and the starter."""
 
 SEAT_LETTERS = "ABCD"
 """Seat labels, clockwise from seat 0: one letter per seat of the largest table."""

@@ -16,15 +16,13 @@ from werkzeug.wrappers import Response
 from scorer.cards import Card, parse_cards
 from scorer.errors import CardError
 from scorer.i18n import _, digits
+from scorer.rules import HAND_SIZE, SHOW_CARDS
 from scorer.rulings import rulings
 from scorer.show import Score, score_show
 from web.forms import CardsState, parse_claim, picker_action, sentence
 from web.http import is_htmx, render, url_with_query
 
 __all__ = ["bp", "CountView", "ClaimCheck"]
-
-SHOW_CARDS = 5
-"""A show is four hand cards and the starter."""
 
 bp = Blueprint("count", __name__)
 
@@ -68,7 +66,7 @@ class CountView:
     @property
     def starter(self) -> Card | None:
         """The fifth card, once chosen."""
-        return self.cards[4] if len(self.cards) == SHOW_CARDS else None
+        return self.cards[HAND_SIZE] if len(self.cards) == SHOW_CARDS else None
 
     @property
     def photo_cards(self) -> int:

@@ -47,11 +47,11 @@ from scorer.cards import Card
 from scorer.discard import HELD
 from scorer.errors import CardError
 from scorer.i18n import N_, _, digits, join_phrases, ngettext
+from scorer.rules import SHOW_CARDS
 from vision import ImageError
 from vision.recognise import UNSURE_BELOW
 from vision.starter import lying_apart
 from web.api import decode_and_read_upload
-from web.count import SHOW_CARDS
 from web.discard import DiscardView
 from web.forms import sentence, whole_number
 from web.http import is_htmx, render, url_with_query
