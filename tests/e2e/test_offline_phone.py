@@ -189,33 +189,41 @@ def _peg_2_for_bob(page: Page) -> None:
     page.get_by_role("button", name="Peg 2 for Bob", exact=True).tap()
 
 
-def test_a_shared_matchs_taps_wait_for_the_connection(phone_with_sw: Callable[..., BrowserContext],
-                                                      shot: Callable[[Page, str], None]) -> None:
-    context = phone_with_sw()
+def _a_tap_kept_offline(context: BrowserContext) -> tuple[Page, str]:
+    """A shared match (Ann and Bob, 61, scores only) opened and prepared on a new page, then, with
+    no connection, 2 pegged for Bob: the page says the tap is kept. The page and the match's id."""
     page = context.new_page()
     created = page.request.post("/api/matches", data={"players": ["Ann", "Bob"], "target": 61,
                                                       "first_dealer": 0, "scores_only": True}).json()
-    prepare(page, f"/m/{created['id']}")
+    match_id: str = created["id"]
+    prepare(page, f"/m/{match_id}")
     context.set_offline(True)
     _peg_2_for_bob(page)
     expect(page.locator("#offline-note")).to_contain_text("kept on this phone")
+    return page, match_id
+
+
+def test_a_shared_matchs_taps_wait_for_the_connection(phone_with_sw: Callable[..., BrowserContext],
+                                                      shot: Callable[[Page, str], None]) -> None:
+    context = phone_with_sw()
+    page, match_id = _a_tap_kept_offline(context)
     shot(page, "offline-taps-kept")
     context.set_offline(False)
     expect(page.locator("#score-1")).to_have_text("2")
-    state = page.request.get(f"/api/matches/{created['id']}?after=0").json()
+    state = page.request.get(f"/api/matches/{match_id}?after=0").json()
     assert state["seq"] == 1 and state["events"][0]["event"] == {"type": "peg", "player": 1, "points": 2}
 
     # Offline again; another phone pegs for Ann meanwhile: the kept tap meets a changed match.
     context.set_offline(True)
     _peg_2_for_bob(page)
     expect(page.locator("#offline-note")).to_contain_text("kept on this phone")
-    other = page.request.post(f"/api/matches/{created['id']}/events",
+    other = page.request.post(f"/api/matches/{match_id}/events",
                               data={"after": 1, "event": {"type": "peg", "player": 0, "points": 3}})
     assert other.status == 201
     context.set_offline(False)
     expect(page.locator("#offline-note")).to_contain_text("Send them anyway, or drop them?")
     expect(page.locator("#match-screen")).to_contain_text("changed the match first")
-    assert page.request.get(f"/api/matches/{created['id']}").json()["seq"] == 2  # nothing sent silently
+    assert page.request.get(f"/api/matches/{match_id}").json()["seq"] == 2  # nothing sent silently
     shot(page, "offline-taps-conflict")
     page.get_by_role("button", name="Send them anyway").tap()
     expect(page.locator("#score-1")).to_have_text("4")
@@ -253,38 +261,26 @@ def test_kept_taps_go_when_the_online_news_came_too_early(
         route.fulfill(response=served, body=NO_BACKGROUND_SYNC + served.text())
 
     context.route("**/sw.js", without_sync)
-    page = context.new_page()
-    created = page.request.post("/api/matches", data={"players": ["Ann", "Bob"], "target": 61,
-                                                      "first_dealer": 0, "scores_only": True}).json()
-    prepare(page, f"/m/{created['id']}")
-    context.set_offline(True)
-    _peg_2_for_bob(page)
-    expect(page.locator("#offline-note")).to_contain_text("kept on this phone")
+    page, match_id = _a_tap_kept_offline(context)
     page.evaluate("window.dispatchEvent(new Event('online'))")  # the news, with the network still down
     page.wait_for_timeout(200)
-    assert page.request.get(f"/api/matches/{created['id']}").json()["seq"] == 0
+    assert page.request.get(f"/api/matches/{match_id}").json()["seq"] == 0
     assert page.evaluate(SYNC_TAGS) == []  # the worker asked for no Background Sync
     context.set_offline(False)  # the network back, with no news of it
     expect(page.locator("#score-1")).to_have_text("2", timeout=TAP_MS)
-    assert page.request.get(f"/api/matches/{created['id']}").json()["seq"] == 1
+    assert page.request.get(f"/api/matches/{match_id}").json()["seq"] == 1
 
 
 def test_kept_taps_can_be_dropped(phone_with_sw: Callable[..., BrowserContext]) -> None:
     context = phone_with_sw()
-    page = context.new_page()
-    created = page.request.post("/api/matches", data={"players": ["Ann", "Bob"], "target": 61,
-                                                      "first_dealer": 0, "scores_only": True}).json()
-    prepare(page, f"/m/{created['id']}")
-    context.set_offline(True)
-    _peg_2_for_bob(page)
-    expect(page.locator("#offline-note")).to_contain_text("kept on this phone")
-    page.request.post(f"/api/matches/{created['id']}/events",
+    page, match_id = _a_tap_kept_offline(context)
+    page.request.post(f"/api/matches/{match_id}/events",
                       data={"after": 0, "event": {"type": "peg", "player": 0, "points": 3}})
     context.set_offline(False)
     page.get_by_role("button", name="Drop them").tap()
     expect(page.locator("#offline-note")).to_be_hidden()
     page.wait_for_timeout(1_000)
-    assert page.request.get(f"/api/matches/{created['id']}").json()["seq"] == 1
+    assert page.request.get(f"/api/matches/{match_id}").json()["seq"] == 1
 
 
 @pytest.fixture
