@@ -119,12 +119,12 @@ def find_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]
                     blobs.append(Blob(contour=shifted, quad=fit_quad(shifted), area=area, lone_corners=True))
     # Closed edge loops (the classic "find squares" approach) catch cards touching each other
     # or lying on a table as light as they are.
-    for contour in prepared.edge_contours:
+    for contour in _card_sized(prepared.edge_contours):
         area = float(cv2.contourArea(contour))
         if PREPARE.min_card_area_px <= area <= OUTLINES.max_card_area * image_area:
-            quad = fit_quad(contour.astype(np.int32))
+            quad = fit_quad(contour)
             if quad is not None:
-                blobs.append(Blob(contour=contour.astype(np.int32), quad=quad, area=area, lone_corners=False))
+                blobs.append(Blob(contour=contour, quad=quad, area=area, lone_corners=False))
     return blobs
 
 
