@@ -884,20 +884,34 @@ def test_a_photo_read_on_two_threads_reads_as_on_one(
     recognise(shows[0][0].jpeg_bytes())  # type: ignore[attr-defined]
     assert ran_on[:-1] == [threading.current_thread().name] * len(shows)
     assert ran_on[-1].startswith("reading") and ran_on[-1] != threading.current_thread().name
+    for photo, _ in shows:  # told a count, the edge loops are found beside the enclosed regions too
+        data = photo.jpeg_bytes()  # type: ignore[attr-defined]
+        assert recognise(data, threads=1, expect=5).to_dict() == recognise(data, expect=5).to_dict()
 
 
 def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
-        shows: list[tuple[object, Recognition]]) -> None:
+        shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch) -> None:
     # Told a show holds five cards, the recogniser stops after the whole outlines when they read
     # five distinct cards surely; any other photo is read in full, to the same answer as without.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    masked: list[int] = []
+    real_masks = module.card_masks
+
+    def noting_masks(prepared: object) -> object:
+        masked.append(1)
+        return real_masks(prepared)
+
+    monkeypatch.setattr(module, "card_masks", noting_masks)
     skipped = 0
     for photo, full in shows:
         laps = module.Laps()
+        masked.clear()
         told = recognise(photo.jpeg_bytes(), expect=5, laps=laps)  # type: ignore[attr-defined]
         assert sorted(d.card for d in told.cards) == sorted(photo.cards)  # type: ignore[attr-defined]
         if laps.proposals["lone"] == [0]:
             skipped += 1
+            # The edges' outlines alone read them: the other card masks were never made.
+            assert not masked
             assert all(d.confidence >= module.UNSURE_BELOW for d in told.cards)
             assert not told.warnings
             # The starter lying apart is found from the outlines, as in the full reading.

@@ -43,13 +43,17 @@ from vision.classify import (
     ink_maps,
 )
 from vision.detect import (
+    Blob,
+    Prepared,
     Proposal,
     Stage,
     broken_outline_blobs,
     card_masks,
     corner_proposals,
+    edge_loop_blobs,
     find_blobs,
     glyph_proposals,
+    mask_blobs,
     outline_proposals,
     paper_regions,
     prepare,
@@ -127,7 +131,8 @@ which a photo worker's address-space budget (`vision.io`) must hold."""
 READING_THREADS = 2
 """Threads a photo is read on. A player at the table waits for one photo, and the server's
 2-core machine is otherwise idle then, so the stages that do not wait on each other run on a
-second thread: the broken outlines and the index glyphs beside the card masks' outlines, and
+second thread: the broken outlines and the index glyphs beside the card masks' outlines (told
+a count, the edge loops beside the enclosed regions' outlines in `edge_outlines`), and
 half of the lone proposals' readings beside the other half (OpenCV and numpy let go of the
 interpreter while they work). The readings are the same, to the last digit. Measured by
 `bench/bench_recognise.py` (OpenCV on one thread, as in a photo worker): a 1600 px generated
@@ -220,7 +225,8 @@ class Candidate:
 class Laps:
     """Wall-clock milliseconds spent in each stage of `recognise`, for the bench: pass one as
     `laps` and read `ms` (stage name -> one entry per photo) after each call. The stages, in
-    order: decode, warnings, prepare, outlines (card masks, blobs and their outlines),
+    order: decode, warnings, prepare, edge outlines (told a count only: see `edge_outlines`),
+    outlines (card masks, blobs and their outlines),
     read outlines, lone proposals (corner, segment, glyph and squared proposals), read lone
     proposals, merge (calibrate and merge), starter."""
 
@@ -263,10 +269,12 @@ def recognise(
     four in hand and the starter). When the whole-card outlines alone read that many distinct
     cards, every one of them surely (`UNSURE_BELOW`), no card is missing, and the search for
     cards whose outline is lost (lone corners and index glyphs, for fanned or overlapping
-    cards) is skipped: about half a show's reading time when its cards lie apart. Any other
-    photo is read in full, as without `expect`; its glyph search then starts only once the
-    outlines are read, a little later than without (see `bench/bench_recognise.py`).
-    ValueError if `expect` is under 1."""
+    cards) is skipped: about half a show's reading time when its cards lie apart. The outlines
+    are first looked for in the edges alone, and in the other card masks only when that look
+    falls short (see `edge_outlines`). Any other photo
+    is read in full, as without `expect`; its glyph search then starts only once the outlines
+    are read, a little later than without (see `bench/bench_recognise.py`). ValueError if
+    `expect` is under 1."""
     if expect is not None and expect < 1:
         raise ValueError(f"expect is a number of cards, at least 1, not {expect}")
     lap = _no_lap if laps is None else laps.lap
@@ -315,6 +323,18 @@ def find_candidates(
         prepared = prepare(bgr)
         pyramid = build_pyramid(bgr)
         lap("prepare")
+        enclosed: list[Blob] = []
+        loops: list[Blob] = []
+        if expect is not None:
+            glanced, glance, enclosed, loops = edge_outlines(prepared, pyramid, model, beside)
+            lap("edge outlines")
+            if _outlines_suffice(glanced, model, expect):
+                for stage in ("outlines", "read outlines", "lone proposals", "read lone proposals"):
+                    lap(stage)
+                _count_proposals(laps, glance, [])
+                return glanced
+        else:
+            lap("edge outlines")
         broken = beside.run(broken_outline_blobs, prepared)
         masks = card_masks(prepared)
 
@@ -324,7 +344,11 @@ def find_candidates(
 
         # Told how many cards to expect, the glyphs wait: the outlines may read them all.
         glyph_search = look_for_glyphs() if expect is None else None
-        blobs = find_blobs(prepared, masks) + broken.result()
+        if expect is None:
+            blobs = find_blobs(prepared, masks)
+        else:  # the same blobs, in the same order, the edges' not found again
+            blobs = mask_blobs(prepared, masks[:-1]) + enclosed + loops
+        blobs += broken.result()
         outlines = outline_proposals(unique_quads(blobs))
         lap("outlines")
         candidates = read_candidates(pyramid, outlines, model)
@@ -350,6 +374,28 @@ def find_candidates(
         lap("read lone proposals")
     _count_proposals(laps, outlines, lone)
     return candidates + read
+
+
+def edge_outlines(
+    prepared: Prepared, pyramid: list[NDArray[np.uint8]], model: IndexModel, beside: _Beside
+) -> tuple[list[Candidate], list[Proposal], list[Blob], list[Blob]]:
+    """The whole outlines found in the edges alone, read: where a reading told how many cards
+    to expect looks first. Of the card masks (`vision.detect.card_masks`) only the regions the
+    edges enclose, and the edges' closed loops, which share the photo's edge trace (found on
+    `beside`'s second thread). A card's outline there follows its edge, where the table turns
+    to paper; the bright-paper masks put it a pixel or two inside, in the edge's fall-off, and
+    the starter's gap (`vision.starter`), in card widths, is sensitive to that. The other
+    masks, the broken outlines and the lone corners are looked for only when this look does not
+    read every expected card surely, and the full reading then finds the outlines it finds
+    without `expect` (these blobs are not found twice).
+
+    Returns the candidates, the outline proposals they read, and the blobs of the enclosed
+    regions and of the loops."""
+    looped = beside.run(edge_loop_blobs, prepared)
+    enclosed = mask_blobs(prepared, [prepared.enclosed])
+    loops = looped.result()
+    glance = outline_proposals(unique_quads(enclosed + loops))
+    return read_candidates(pyramid, glance, model), glance, enclosed, loops
 
 
 def _count_proposals(laps: Laps | None, outlines: list[Proposal], lone: list[Proposal]) -> None:

@@ -89,6 +89,12 @@ class Blob:
 
 def find_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]:
     """Card-sized light regions from every mask, and closed edge outlines, with their quads."""
+    return mask_blobs(prepared, masks) + edge_loop_blobs(prepared)
+
+
+def mask_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]:
+    """Card-sized light regions from every mask, with their quads (`find_blobs` without the
+    edge loops)."""
     h, w = prepared.gray.shape
     image_area = float(h * w)
     blobs: list[Blob] = []
@@ -117,6 +123,14 @@ def find_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]
                 if PREPARE.min_card_area_px <= area <= OUTLINES.max_card_area * image_area:
                     shifted = np.asarray(contour, np.int32) - OUTLINES.padding_px
                     blobs.append(Blob(contour=shifted, quad=fit_quad(shifted), area=area, lone_corners=True))
+    return blobs
+
+
+def edge_loop_blobs(prepared: Prepared) -> list[Blob]:
+    """Closed loops of the traced edges that fill a card's quad, with their quads."""
+    h, w = prepared.gray.shape
+    image_area = float(h * w)
+    blobs: list[Blob] = []
     # Closed edge loops (the classic "find squares" approach) catch cards touching each other
     # or lying on a table as light as they are.
     for contour in _card_sized(prepared.edge_contours):

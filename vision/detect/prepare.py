@@ -61,6 +61,13 @@ class Prepared:
         return _edge_map(self.gray)
 
     @functools.cached_property
+    def enclosed(self) -> NDArray[np.uint8]:
+        """The last card mask (see `card_masks`): regions enclosed by strong edges, made once: a
+        reading told how many cards to expect looks at it first
+        (`vision.recognise.edge_outlines`)."""
+        return _edge_regions(self.edges)
+
+    @functools.cached_property
     def edge_contours(self) -> Sequence[cv2.typing.MatLike]:
         """Every trace of `edges` (outer borders and holes), found once: two detectors fit them."""
         contours, _ = cv2.findContours(self.edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
@@ -95,7 +102,7 @@ def card_masks(prepared: Prepared) -> list[NDArray[np.uint8]]:
         odd_kernel(scale / 6),
         -PREPARE.local_margin,
     )
-    return [cast(NDArray[np.uint8], otsu), cast(NDArray[np.uint8], local), _edge_regions(prepared.edges)]
+    return [cast(NDArray[np.uint8], otsu), cast(NDArray[np.uint8], local), prepared.enclosed]
 
 
 def _edge_map(gray: NDArray[np.uint8]) -> NDArray[np.uint8]:
