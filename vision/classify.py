@@ -113,13 +113,13 @@ def _features(
     coarse = cv2.resize(darkness, (PATCH_WIDTH_PX // 2, PATCH_HEIGHT_PX // 2), interpolation=cv2.INTER_AREA)
     red = cv2.resize(redness, (PATCH_WIDTH_PX // 4, PATCH_HEIGHT_PX // 4), interpolation=cv2.INTER_AREA)
     row = np.concatenate([hog, hog_fine, coarse.ravel(), red.ravel()])
-    return cast(NDArray[np.float32], row.astype(np.float32))
+    return cast("NDArray[np.float32]", row.astype(np.float32))
 
 
 def index_presence(rank: NDArray[np.float64], suit: NDArray[np.float64]) -> NDArray[np.float64]:
     """Probability that a patch shows an index at all (both heads agree it does), from its rank
     and suit probabilities (one patch, or rows of patches)."""
-    return cast(NDArray[np.float64], np.sqrt((1.0 - rank[..., NONE_RANK]) * (1.0 - suit[..., NONE_SUIT])))
+    return cast("NDArray[np.float64]", np.sqrt((1.0 - rank[..., NONE_RANK]) * (1.0 - suit[..., NONE_SUIT])))
 
 
 @dataclass(frozen=True)
@@ -308,7 +308,7 @@ class IndexModel:
         if self.detection_weights is None:
             return np.asarray(confidence, np.float64)
         z = detection_features(confidence, whole, support, size_offset) @ np.array(self.detection_weights)
-        return cast(NDArray[np.float64], 1.0 / (1.0 + np.exp(-z)))
+        return cast("NDArray[np.float64]", 1.0 / (1.0 + np.exp(-z)))
 
     def warm(self, threads: int) -> None:
         """Build every network for `threads` threads reading at once (`OnnxNetwork.warm`)."""
@@ -470,4 +470,4 @@ def softmax(logits: NDArray[np.float64]) -> NDArray[np.float64]:
     """Row-wise softmax."""
     shifted = logits - logits.max(axis=-1, keepdims=True)
     exp = np.exp(shifted)
-    return cast(NDArray[np.float64], exp / exp.sum(axis=-1, keepdims=True))
+    return cast("NDArray[np.float64]", exp / exp.sum(axis=-1, keepdims=True))

@@ -63,7 +63,7 @@ def card_homography(quad: Quad) -> NDArray[np.float64]:
     """Homography from canonical card coordinates to image pixels for an ordered quad."""
     card = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, CARD_ASPECT], [0.0, CARD_ASPECT]], np.float32)
     matrix = cv2.getPerspectiveTransform(card, quad.astype(np.float32))
-    return cast(NDArray[np.float64], matrix)
+    return cast("NDArray[np.float64]", matrix)
 
 
 def corner_homography(
@@ -99,13 +99,13 @@ def build_pyramid(gray_or_bgr: NDArray[np.uint8], levels: int = 4) -> list[NDArr
     for _ in range(levels - 1):
         if min(pyramid[-1].shape[:2]) < 64:
             break
-        pyramid.append(cast(NDArray[np.uint8], cv2.pyrDown(pyramid[-1])))
+        pyramid.append(cast("NDArray[np.uint8]", cv2.pyrDown(pyramid[-1])))
     return pyramid
 
 
 def read_patch(pyramid: list[NDArray[np.uint8]], homography: NDArray[np.float64]) -> NDArray[np.uint8]:
     """Sample the index region at the card's top-left under `homography` into a patch."""
-    return cast(NDArray[np.uint8], read_patches(pyramid, [homography])[0])
+    return cast("NDArray[np.uint8]", read_patches(pyramid, [homography])[0])
 
 
 REMAP_ROWS = 512
@@ -180,7 +180,7 @@ def _source_points(m: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray
     def projected(row: int) -> NDArray[np.float32]:
         along_x = m[:, row, 0, None, None] * _PATCH_X
         along_y = m[:, row, 1, None] * _PATCH_Y + m[:, row, 2, None]
-        return cast(NDArray[np.float32], along_x + along_y[:, :, None])
+        return cast("NDArray[np.float32]", along_x + along_y[:, :, None])
 
     depth = projected(2)
     return (projected(0) / depth).reshape(len(m), -1), (projected(1) / depth).reshape(len(m), -1)

@@ -263,7 +263,7 @@ def _meet(
         return None
     dx, dy = float(q[0] - p[0]), float(q[1] - p[1])
     t = (v[0] * dy - v[1] * dx) / determinant
-    return cast(NDArray[np.float64], p + t * u)
+    return cast("NDArray[np.float64]", p + t * u)
 
 
 def _refine_sides(points: NDArray[np.float64], corners: NDArray[np.float64]) -> NDArray[np.float64] | None:
