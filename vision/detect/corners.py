@@ -103,20 +103,24 @@ def corner_frames(contour: NDArray[np.int32]) -> list[CornerFrame]:
     signed = float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
     frames: list[CornerFrame] = []
     lo, hi = CORNERS.angle_range
+    # The vertices' sides as plain floats: numpy's per-call cost on two-element vectors was most
+    # of this loop's time, run at every vertex of every blob a photo's lone corners come from.
+    points = approx.tolist()
     for i in range(n):
-        here, before, after = approx[i], approx[i - 1], approx[(i + 1) % n]
-        a, b = before - here, after - here
-        la, lb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+        (hx, hy), (bx, by), (fx, fy) = points[i], points[i - 1], points[(i + 1) % n]
+        a0, a1, b0, b1 = bx - hx, by - hy, fx - hx, fy - hy
+        la, lb = math.sqrt(a0 * a0 + a1 * a1), math.sqrt(b0 * b0 + b1 * b1)
         if la < 3 or lb < 3:
             continue
-        cross = a[0] * b[1] - a[1] * b[0]
+        cross = a0 * b1 - a1 * b0
         # Convex when the turn at this vertex has the polygon's own orientation.
         if (cross > 0) == (signed > 0):
             continue
-        angle = math.degrees(math.acos(float(np.clip(a @ b / (la * lb), -1.0, 1.0))))
+        angle = math.degrees(math.acos(min(1.0, max(-1.0, (a0 * b0 + a1 * b1) / (la * lb)))))
         if not lo <= angle <= hi:
             continue
-        ua, ub = a / la, b / lb
+        here = approx[i]
+        ua, ub = np.array([a0 / la, a1 / la]), np.array([b0 / lb, b1 / lb])
         if _right_handed(ua, ub):
             frames.append(CornerFrame(here, ua, ub, la, lb))
         else:
