@@ -120,9 +120,11 @@ def _edge_regions(edges: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """Regions enclosed by strong edges (card outlines on a light table)."""
     # Everything not an edge and not connected to the photo border is an enclosed region.
     regions = cv2.bitwise_not(edges)
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(regions, connectivity=4)
+    # Only the regions' areas are wanted: counted from the labels, not with OpenCV's statistics
+    # (bounding boxes and centroids besides), which took three times the labelling's time.
+    count, labels = cv2.connectedComponents(regions, connectivity=4)
     touching = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
-    big = stats[:, cv2.CC_STAT_AREA] >= 0.5 * PREPARE.min_card_area_px
+    big = np.bincount(labels.ravel(), minlength=count) >= 0.5 * PREPARE.min_card_area_px
     big[0] = False  # the edges themselves
     big[touching] = False
     filled = np.where(big, np.uint8(255), np.uint8(0))[labels]
