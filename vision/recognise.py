@@ -271,10 +271,9 @@ def recognise(
     cards whose outline is lost (lone corners and index glyphs, for fanned or overlapping
     cards) is skipped: about half a show's reading time when its cards lie apart. The outlines
     are first looked for in the edges alone, and in the other card masks only when that look
-    falls short (see `edge_outlines`). Any other photo
-    is read in full, as without `expect`; its glyph search then starts only once the outlines
-    are read, a little later than without (see `bench/bench_recognise.py`). ValueError if
-    `expect` is under 1."""
+    falls short (see `edge_outlines`). Any other photo is read in full, as without `expect`;
+    its glyph search then starts only once the outlines are read, a little later than without
+    (see `bench/bench_recognise.py`). ValueError if `expect` is under 1."""
     if expect is not None and expect < 1:
         raise ValueError(f"expect is a number of cards, at least 1, not {expect}")
     lap = _no_lap if laps is None else laps.lap
