@@ -132,7 +132,8 @@ READING_THREADS = 2
 """Threads a photo is read on. A player at the table waits for one photo, and the server's
 2-core machine is otherwise idle then, so the stages that do not wait on each other run on a
 second thread: the broken outlines and the index glyphs beside the card masks' outlines (told
-a count, the edge loops beside the enclosed regions' outlines in `edge_outlines`), and
+a count, the edge loops beside the enclosed regions' outlines in `edge_outlines`, then the
+glyphs beside the other masks' and the broken outlines), and
 half of the lone proposals' readings beside the other half (OpenCV and numpy let go of the
 interpreter while they work). The readings are the same, to the last digit. Measured by
 `bench/bench_recognise.py` (OpenCV on one thread, as in a photo worker): a 1600 px generated
@@ -272,8 +273,8 @@ def recognise(
     cards) is skipped: about half a show's reading time when its cards lie apart. The outlines
     are first looked for in the edges alone, and in the other card masks only when that look
     falls short (see `edge_outlines`). Any other photo is read in full, as without `expect`;
-    its glyph search then starts only once the outlines are read, a little later than without
-    (see `bench/bench_recognise.py`). ValueError if `expect` is under 1."""
+    its index glyphs are looked for, on the second thread, as soon as the edge outlines fall
+    short (see `bench/bench_recognise.py`). ValueError if `expect` is under 1."""
     if expect is not None and expect < 1:
         raise ValueError(f"expect is a number of cards, at least 1, not {expect}")
     lap = _no_lap if laps is None else laps.lap
@@ -334,20 +335,21 @@ def find_candidates(
                 return glanced
         else:
             lap("edge outlines")
-        broken = beside.run(broken_outline_blobs, prepared)
-        masks = card_masks(prepared)
-
-        def look_for_glyphs() -> tuple[NDArray[np.uint8], Future[list[Proposal]] | _Later[list[Proposal]]]:
-            paper = paper_regions(masks)
-            return paper, beside.run(glyph_proposals, prepared, paper)
-
-        # Told how many cards to expect, the glyphs wait: the outlines may read them all.
-        glyph_search = look_for_glyphs() if expect is None else None
         if expect is None:
-            blobs = find_blobs(prepared, masks)
-        else:  # the same blobs, in the same order, the edges' not found again
-            blobs = mask_blobs(prepared, masks[:-1]) + enclosed + loops
-        blobs += broken.result()
+            broken = beside.run(broken_outline_blobs, prepared)
+            masks = card_masks(prepared)
+            paper = paper_regions(masks)
+            glyphs = beside.run(glyph_proposals, prepared, paper)
+            blobs = find_blobs(prepared, masks) + broken.result()
+        else:
+            # The edge outlines fell short, and the other masks seldom read what they missed, so
+            # the glyphs are looked for beside these outlines now (the lone corners will most
+            # likely be wanted), and the broken outlines here. The same blobs, in the same order
+            # as without `expect`; the edges' are not found again.
+            masks = card_masks(prepared)
+            paper = paper_regions(masks)
+            glyphs = beside.run(glyph_proposals, prepared, paper)
+            blobs = mask_blobs(prepared, masks[:-1]) + enclosed + loops + broken_outline_blobs(prepared)
         outlines = outline_proposals(unique_quads(blobs))
         lap("outlines")
         candidates = read_candidates(pyramid, outlines, model)
@@ -357,7 +359,6 @@ def find_candidates(
             lap("read lone proposals")
             _count_proposals(laps, outlines, [])
             return candidates
-        paper, glyphs = glyph_search or look_for_glyphs()
         confident = [c.quad for c in candidates if c.whole and c.reading.confidence >= SURE_OUTLINE]
         widths = [card_width_px(card_homography(quad)) for quad in confident]
         edged = corner_proposals(blobs, widths, confident)
