@@ -756,6 +756,43 @@ def test_a_reading_far_from_the_photos_card_size_is_trusted_less() -> None:
     assert got["7C"].confidence < got["5C"].confidence - 0.3
 
 
+def test_what_lies_well_inside_a_surely_outlined_card_is_not_read_again() -> None:
+    from vision.detect import Stage, lone_proposals
+    from vision.geometry import card_homography
+    from vision.recognise import beyond_sure_cards
+
+    sure = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+
+    def indexed_at(x: float, y: float, turned: bool = False) -> np.ndarray:
+        # A card frame one card (100 px) wide whose index middle (12, 24 px from its corner)
+        # lies at (x, y), upright or turned half round.
+        quad = np.array([[0.0, 0.0], [100.0, 0.0], [100.0, 140.0], [0.0, 140.0]]) - np.array([12.0, 24.0])
+        if turned:
+            quad = -quad
+        return card_homography((quad + np.array([x, y])).astype(np.float32))
+
+    frames = {
+        "a pip in the middle": indexed_at(150.0, 170.0),
+        "the court figure, upside down": indexed_at(140.0, 200.0, turned=True),
+        "its own index": indexed_at(112.0, 124.0),
+        "its own far index, a little off": indexed_at(190.0, 212.0, turned=True),
+        "just inside its edge": indexed_at(195.0, 170.0),
+        "a card beside it": indexed_at(262.0, 124.0),
+    }
+    proposals = lone_proposals(list(frames.values()), Stage.GLYPH_PAIR)
+    kept = beyond_sure_cards(proposals, [sure])
+    assert [name for name, p in zip(frames, proposals, strict=True) if any(p is k for k in kept)] == [
+        "its own index",
+        "its own far index, a little off",
+        "just inside its edge",
+        "a card beside it",
+    ]
+    # No sure outline, nothing left out; a degenerate frame is not inside anything.
+    assert beyond_sure_cards(proposals, []) is proposals
+    flat = lone_proposals([np.zeros((3, 3))], Stage.GLYPH_PAIR)
+    assert [p is flat[0] for p in beyond_sure_cards(flat, [sure])] == [True]
+
+
 def test_a_card_read_at_both_ends_from_lone_corners_is_one_card() -> None:
     from vision.recognise import merge, same_card
 

@@ -62,6 +62,7 @@ from vision.detect import (
     unique_quads,
 )
 from vision.geometry import (
+    CARD_ASPECT,
     ROTATE_HALF_TURN,
     Quad,
     build_pyramid,
@@ -115,6 +116,10 @@ estimate assumes a poker card and the size read off one corner."""
 
 SAME_WAY_COS = 0.8
 """Two index readings are of one index only if turned less than about 37 degrees apart."""
+
+INSIDE_SURE = 0.1
+"""A lone proposal whose index middle lies more than this many card widths inside a surely read
+whole outline is not read (`beyond_sure_cards`)."""
 
 OUTLINE_IOU = 0.3
 """A whole outline overlapping a lone corner's estimated card this much is that card."""
@@ -363,7 +368,9 @@ def find_candidates(
         widths = [card_width_px(card_homography(quad)) for quad in confident]
         edged = corner_proposals(blobs, widths, confident)
         edged += segment_proposals(prepared, paper, widths, confident)
-        lone = edged + glyphs.result() + squared_proposals(edged)
+        lone = beyond_sure_cards(
+            edged + glyphs.result() + squared_proposals(edged), read_at_both_ends(candidates)
+        )
         lap("lone proposals")
         # Each proposal is read on its own (`read_candidates`), so two halves read apart are
         # read as the whole would be.
@@ -374,6 +381,60 @@ def find_candidates(
         lap("read lone proposals")
     _count_proposals(laps, outlines, lone)
     return candidates + read
+
+
+def read_at_both_ends(candidates: list[Candidate]) -> list[Quad]:
+    """The whole outlines among `candidates` (as `read_candidates` gives them) whose two index
+    corners each read the outline's card surely (`SURE_OUTLINE`) on their own: each outline of
+    one whole card. An outline read surely at one end only may be of a card partly covered, or
+    of a group of cards lying together, with another card's index inside it."""
+    corners = [
+        c
+        for c in candidates
+        if not c.whole and c.stage == Stage.OUTLINE and c.reading.confidence >= SURE_OUTLINE
+    ]
+    both = []
+    for outline in candidates:
+        if not outline.whole or outline.reading.confidence < SURE_OUTLINE:
+            continue
+        card, ends = outline.reading.card, (outline.quad[0], outline.quad[2])
+        if all(
+            any(c.reading.card == card and np.array_equal(c.quad[0], end) for c in corners) for end in ends
+        ):
+            both.append(outline.quad)
+    return both
+
+
+def beyond_sure_cards(proposals: list[Proposal], sure: list[Quad]) -> list[Proposal]:
+    """The `proposals` whose index middle (`INDEX_MIDDLE`) does not lie well inside (by more
+    than `INSIDE_SURE` card widths) one of the `sure` outlines (`read_at_both_ends`) away from
+    its own two indices (`SAME_INDEX`), in their order.
+
+    What the glyph and corner searches find there is print on that card (its pips, its court
+    figure): a card read the same at both its index corners is seldom crossed by another, and
+    one lying under it is hidden there. The corners found at the card's own indices are kept:
+    they read it again, and calibration counts them in its support."""
+    if not proposals or not sure:
+        return proposals
+    frames = np.stack([p.homography for p in proposals])
+    with np.errstate(all="ignore"):  # a degenerate frame's middle is not inside anything
+        projected = frames @ np.array([INDEX_MIDDLE[0], INDEX_MIDDLE[1], 1.0])
+        middles = projected[:, :2] / projected[:, 2:]
+    m = INSIDE_SURE
+    inner = np.array([[[m, m], [1.0 - m, m], [1.0 - m, CARD_ASPECT - m], [m, CARD_ASPECT - m]]])
+    inside = np.zeros(len(proposals), bool)
+    own = np.array([[INDEX_MIDDLE, (1.0 - INDEX_MIDDLE[0], CARD_ASPECT - INDEX_MIDDLE[1])]])
+    for quad in sure:
+        homography = card_homography(quad)
+        corners = cv2.perspectiveTransform(inner, homography)[0]
+        sides = np.roll(corners, -1, axis=0) - corners
+        to_middle = middles[:, None, :] - corners[None]
+        turn = sides[None, :, 0] * to_middle[..., 1] - sides[None, :, 1] * to_middle[..., 0]
+        within = (turn > 0).all(axis=1) | (turn < 0).all(axis=1)
+        ends = cv2.perspectiveTransform(own, homography)[0]
+        apart = np.linalg.norm(middles[:, None, :] - ends[None], axis=2).min(axis=1)
+        inside |= within & (apart > SAME_INDEX * card_width_px(homography))
+    return [proposal for proposal, within in zip(proposals, inside, strict=True) if not within]
 
 
 def edge_outlines(
