@@ -962,6 +962,31 @@ def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
     assert skipped == 1
 
 
+def test_a_show_read_one_card_short_is_looked_at_again_and_what_is_found_checked() -> None:
+    # This show's ace of diamonds is found only as a lone corner framed a little off, which
+    # reads it too weakly to count. Told the show holds five, the recogniser looks again there.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    photo = render_show(40_123, harsh=False)
+    data = photo.jpeg_bytes()
+    alone = recognise(data)
+    assert sorted(d.card for d in alone.cards) == sorted(set(photo.cards) - {"AD"})
+    told = recognise(data, expect=5)
+    assert sorted(d.card for d in told.cards) == sorted(photo.cards)
+    ace = next(d for d in told.cards if d.card == "AD")
+    # What the second look finds is never called sure: the player is asked to check it.
+    assert ace.confidence < module.UNSURE_BELOW
+    assert any("not sure of AD" in w for w in told.warnings)
+    assert told.to_dict()["cards"][:4] == alone.to_dict()["cards"]
+    # At the ace's index corner (top-left or bottom-right, turned half round).
+    quad = photo.quads[photo.cards.index("AD")]
+    first = np.array(ace.corners[0])
+    width = float(np.linalg.norm(quad[1] - quad[0]))
+    assert min(np.linalg.norm(first - quad[0]), np.linalg.norm(first - quad[2])) < 0.25 * width
+    # Two cards short, or told four, it does not look again.
+    assert recognise(data, expect=6).to_dict() == alone.to_dict()
+    assert recognise(data, expect=4).to_dict() == alone.to_dict()
+
+
 def test_a_count_to_expect_is_at_least_one_card() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         recognise(_two_tone(), expect=0)
