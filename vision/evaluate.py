@@ -8,8 +8,10 @@ heavy blur and noise, JPEG down to quality 55), and N shows whose starter lies c
 (typical camera). `--held N` adds N hands of four to six cards held fanned in the fingers
 (`render_held_hand`, typical camera, seeds from `HELD_SEED`): only each card's top-left index
 shows, fingers over the cards' lower parts. `--large N` adds N typical shows at 12 megapixels
-for timing. `--expect 5` reads the generated shows (not the held hands nor the folders) as the
-count page has them read, told how many cards they hold (`recognise`'s `expect`). Prints a markdown
+for timing. `--expect 5` reads the generated shows (not the folders) as the count page has
+them read, told how many cards they hold (`recognise`'s `expect`), and with `--held` adds a row
+of the same hands read told how many cards each holds, as a match's photo of a hand and the
+throw advisor read them (the first held row stays untold). Prints a markdown
 table: images, card recall, card precision, exact-photo rate (every card right and nothing
 extra), and the median and 95th-percentile time per photo, measured from the file's bytes
 (decode included); then a second one for `Recognition.starter`: on generated shows how often
@@ -214,15 +216,20 @@ def evaluate_synthetic_starters(
 
 
 def _tally_generated(
-    name: str, seed: int, photos: Iterable[SyntheticPhoto], expect: int | None = None
+    name: str,
+    seed: int,
+    photos: Iterable[SyntheticPhoto],
+    expect: int | None = None,
+    told_count: bool = False,
 ) -> tuple[Tally, StarterTally]:
     """Recognise generated photos (drawn at seeds `seed`, `seed` + 1, ...; told to `expect` that
-    many cards, if given): their cards and, for the ones that have a starter, how often it was
-    suggested."""
+    many cards, if given, or with `told_count` each the number it holds): their cards and, for
+    the ones that have a starter, how often it was suggested."""
     tally = Tally(name)
     starters = StarterTally(name)
     for i, photo in enumerate(photos):
-        cards, millis, stages, starter = _timed(photo.jpeg_bytes(), expect)
+        told = len(photo.cards) if told_count else expect
+        cards, millis, stages, starter = _timed(photo.jpeg_bytes(), told)
         tally.add(f"seed {seed + i}", photo.cards, cards, millis, stages)
         if photo.starter_index is not None:
             starters.add(photo.cards[photo.starter_index], starter)
@@ -233,10 +240,14 @@ HELD_SEED = EVALUATION_SEED + 600_000
 """First seed of the held hands (`--held`); training uses none of the evaluation seeds."""
 
 
-def evaluate_held(count: int, library: FaceLibrary, size: tuple[int, int], seed: int = HELD_SEED) -> Tally:
-    """Recognise `count` generated hands held fanned in the fingers."""
+def evaluate_held(
+    count: int, library: FaceLibrary, size: tuple[int, int], seed: int = HELD_SEED, told: bool = False
+) -> Tally:
+    """Recognise `count` generated hands held fanned in the fingers (`told`: each told how many
+    cards it holds)."""
     photos = (render_held_hand(seed + i, library, size=size) for i in range(count))
-    return _tally_generated("synthetic held hands, fanned", seed, photos)[0]
+    name = "synthetic held hands, fanned" + (", told their count" if told else "")
+    return _tally_generated(name, seed, photos, told_count=told)[0]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -291,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 starters.append(starter)
         if args.held:
             tallies.append(evaluate_held(args.held, library, SHOW_SIZE))
+            if args.expect is not None:
+                tallies.append(evaluate_held(args.held, library, SHOW_SIZE, told=True))
         if args.large:
             tallies.append(
                 evaluate_synthetic(
