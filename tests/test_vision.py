@@ -692,6 +692,31 @@ def test_a_card_lying_on_another_is_proposed_where_its_edges_meet() -> None:
     assert not any(np.linalg.norm(h[:2, 2] - a[0]) < 0.06 * 150.0 for h in frames)
 
 
+def test_outlines_found_twice_are_kept_once_as_every_pair_compared_says() -> None:
+    from vision.detect import unique_quads
+    from vision.detect.outlines import OUTLINES, Blob
+    from vision.geometry import quad_iou
+
+    # Many outlines on a busy table: cards found by two masks a pixel or two apart, cards
+    # overlapping, and lots lying apart; some blobs without a card outline.
+    rng = random.Random(5)
+    card = np.array([[0.0, 0.0], [60.0, 0.0], [60.0, 84.0], [0.0, 84.0]])
+    blobs = []
+    for _ in range(400):
+        quad = card * rng.uniform(0.6, 1.4) + np.array([rng.uniform(0, 900), rng.uniform(0, 700)])
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            found = quad + np.array([[rng.uniform(-3, 3), rng.uniform(-3, 3)] for _ in range(4)])
+            blobs.append(Blob(np.zeros((0, 1, 2), np.int32), found, rng.uniform(1, 9e3), True))
+    blobs += [Blob(np.zeros((0, 1, 2), np.int32), None, 5.0, True)] * 5
+    expected: list[np.ndarray] = []
+    for blob in sorted(blobs, key=lambda b: -b.area):
+        if blob.quad is not None and all(quad_iou(blob.quad, q) < OUTLINES.duplicate_iou for q in expected):
+            expected.append(blob.quad)
+    kept = unique_quads(blobs)
+    assert len(blobs) - 5 > len(kept) > 200
+    assert [id(q) for q in kept] == [id(q) for q in expected]
+
+
 def test_a_card_outline_broken_by_gaps_on_a_table_as_light_as_the_card_is_found() -> None:
     from vision.detect import broken_outline_blobs, card_masks, find_blobs, prepare, unique_quads
     from vision.geometry import quad_iou
