@@ -318,7 +318,8 @@ def recognise(
     lap("merge")
     if expect is not None and len(kept) == expect - 1:
         missed = second_look(build_pyramid(loaded.pixels), candidates, kept, model)
-        kept += [missed] if missed is not None else []
+        if missed is not None:
+            kept.append(missed)
     lap("second look")
     detections = [
         Detection(
@@ -469,7 +470,7 @@ def second_look(
     for step in SECOND_LOOK_MOVES:
         moves = [_frame_move(*move) for move in step]
         tried = [frame @ move for frame in frames for move in moves]
-        rank, suit = model.read_maps(ink_maps(read_patches(pyramid, tried)))
+        rank, suit = read_frames(pyramid, tried, model)
         for k, frame in enumerate(tried):
             i = k // len(moves)
             reading = fuse([IndexReading(rank[k], suit[k])])
@@ -601,6 +602,18 @@ def photo_warnings(bgr: NDArray[np.uint8]) -> list[str]:
     return warnings
 
 
+def read_frames(
+    pyramid: list[NDArray[np.uint8]], frames: list[NDArray[np.float64]], model: IndexModel
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The rank and suit probabilities of the index under each card frame (at least one),
+    `READ_AT_ONCE` patches at a time."""
+    readings = [
+        model.read_maps(ink_maps(read_patches(pyramid, frames[i : i + READ_AT_ONCE])))
+        for i in range(0, len(frames), READ_AT_ONCE)
+    ]
+    return np.concatenate([rank for rank, _ in readings]), np.concatenate([suit for _, suit in readings])
+
+
 def read_candidates(
     pyramid: list[NDArray[np.uint8]], proposals: list[Proposal], model: IndexModel
 ) -> list[Candidate]:
@@ -609,12 +622,7 @@ def read_candidates(
     here, where it costs an array lookup: `calibrate` and `merge` would pass it over anyway."""
     if not proposals:
         return []
-    readings = [
-        model.read_maps(ink_maps(read_patches(pyramid, [p.homography for p in chunk])))
-        for chunk in (proposals[i : i + READ_AT_ONCE] for i in range(0, len(proposals), READ_AT_ONCE))
-    ]
-    rank = np.concatenate([rank for rank, _ in readings])
-    suit = np.concatenate([suit for _, suit in readings])
+    rank, suit = read_frames(pyramid, [p.homography for p in proposals], model)
     # A corner's presence as `fuse` works it out for that corner alone.
     alone = 1.0 - (1.0 - index_presence(rank, suit))
     by_outline: dict[int, list[tuple[Proposal, IndexReading]]] = {}
