@@ -56,6 +56,7 @@ from vision.detect import (
     glyph_proposals,
     mask_blobs,
     outline_proposals,
+    paper_outlines,
     paper_regions,
     prepare,
     segment_proposals,
@@ -383,7 +384,7 @@ def find_candidates(
             paper = paper_regions(masks)
             glyphs = beside.run(glyph_proposals, prepared, paper)
             blobs = mask_blobs(prepared, masks[:-1]) + enclosed + loops + broken_outline_blobs(prepared)
-        outlines = outline_proposals(unique_quads(blobs))
+        outlines = outline_proposals(unique_quads(paper_outlines(prepared, blobs)))
         lap("outlines")
         candidates = read_candidates(pyramid, outlines, model)
         lap("read outlines")
@@ -544,7 +545,7 @@ def edge_outlines(
     looped = beside.run(edge_loop_blobs, prepared)
     enclosed = mask_blobs(prepared, [prepared.enclosed])
     loops = looped.result()
-    glance = outline_proposals(unique_quads(enclosed + loops))
+    glance = outline_proposals(unique_quads(paper_outlines(prepared, enclosed + loops)))
     return read_candidates(pyramid, glance, model), glance, enclosed, loops
 
 

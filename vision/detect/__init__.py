@@ -50,6 +50,7 @@ from vision.detect.outlines import (
     fit_quad,
     mask_blobs,
     outline_proposals,
+    paper_outlines,
     unique_quads,
 )
 from vision.detect.prepare import PREPARE, Prepared, PrepareThresholds, card_masks, paper_regions, prepare
@@ -94,6 +95,7 @@ __all__ = [
     "outline_polygon",
     "outline_proposals",
     "pair_homographies",
+    "paper_outlines",
     "paper_regions",
     "prepare",
     "segment_corner_homographies",

@@ -54,6 +54,9 @@ class Prepared:
     gray: NDArray[np.uint8]
     paper: NDArray[np.uint8]
     """Brightness minus saturation: high on white card stock, lower on coloured tables."""
+    saturation: NDArray[np.uint8]
+    """HSV saturation (0-255): low on card stock whatever the light, high on a coloured table
+    (see `vision.detect.paper_outlines`)."""
 
     @functools.cached_property
     def edges(self) -> NDArray[np.uint8]:
@@ -78,8 +81,11 @@ def prepare(bgr: NDArray[np.uint8]) -> Prepared:
     """Compute the grey and "paper" images used by the detectors."""
     gray = cast(NDArray[np.uint8], cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY))
     hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
-    paper = cv2.subtract(hsv[:, :, 2], cv2.multiply(hsv[:, :, 1], np.array([0.6])))
-    return Prepared(bgr=bgr, gray=gray, paper=cast(NDArray[np.uint8], paper))
+    saturation = hsv[:, :, 1]
+    paper = cv2.subtract(hsv[:, :, 2], cv2.multiply(saturation, np.array([0.6])))
+    return Prepared(
+        bgr=bgr, gray=gray, paper=cast(NDArray[np.uint8], paper), saturation=np.ascontiguousarray(saturation)
+    )
 
 
 def odd_kernel(value: float) -> int:
