@@ -758,13 +758,14 @@ def test_the_squares_of_a_checkered_cloth_are_not_read_as_card_outlines() -> Non
     from vision.detect import broken_outline_blobs, card_masks, find_blobs, paper_outlines, prepare
     from vision.geometry import quad_iou
 
-    # A white card with its pips on a green checkered cloth: every square is an enclosed
-    # region of a small card's size and shape.
+    # A white card with its pips on a green checkered cloth with a dot in each square: every
+    # square is an enclosed region of a small card's size and shape, with print inside.
     table = np.zeros((480, 640, 3), np.uint8)
     for row in range(0, 480, 40):
         for column in range(0, 640, 40):
             light = (row + column) // 40 % 2 == 0
             table[row : row + 40, column : column + 40] = (40, 150, 90) if light else (20, 90, 50)
+            cv2.circle(table, (column + 20, row + 20), 5, (10, 40, 20), -1)
     upright = np.array([[0.0, 0.0], [150.0, 0.0], [150.0, 210.0], [0.0, 210.0]])
     card = upright @ _turn(20.0).T + np.array([260.0, 110.0])
     cv2.fillPoly(table, [card.astype(np.int32)], (235, 238, 240))
@@ -777,6 +778,42 @@ def test_the_squares_of_a_checkered_cloth_are_not_read_as_card_outlines() -> Non
     assert len(squares) > 50
     kept = paper_outlines(prepared, blobs)
     assert kept and all(quad_iou(b.quad, card) > 0.9 for b in kept if b.quad is not None)
+
+
+def test_the_plain_squares_of_a_pastel_grid_cloth_are_not_fitted_as_cards() -> None:
+    from vision.detect import broken_outline_blobs, card_masks, find_blobs, prepare
+    from vision.geometry import quad_area, quad_iou
+
+    # A white card with its pips on a pale pink cloth ruled in a grid: each square is as
+    # light and nearly as colourless as the card, but has no print inside.
+    rng = np.random.default_rng(3)
+    table = np.full((480, 640, 3), (185, 175, 235), np.float64) + rng.normal(0.0, 3.0, (480, 640, 3))
+    table = np.clip(table, 0, 255).astype(np.uint8)
+    for line in range(0, 640, 44):
+        cv2.line(table, (line, 0), (line, 479), (150, 60, 170), 3)
+        cv2.line(table, (0, line), (639, line), (150, 60, 170), 3)
+    upright = np.array([[0.0, 0.0], [150.0, 0.0], [150.0, 210.0], [0.0, 210.0]])
+    card = upright @ _turn(20.0).T + np.array([260.0, 110.0])
+    cv2.fillPoly(table, [card.astype(np.int32)], (235, 238, 240))
+    for x, y in ((45.0, 50.0), (105.0, 50.0), (75.0, 105.0), (45.0, 160.0), (105.0, 160.0)):
+        pip = np.array([x, y]) @ _turn(20.0).T + np.array([260.0, 110.0])
+        cv2.circle(table, tuple(int(v) for v in pip), 9, (30, 30, 30), -1)
+    prepared = prepare(cv2.GaussianBlur(table, (3, 3), 0))
+    blobs = find_blobs(prepared, card_masks(prepared)) + broken_outline_blobs(prepared)
+    square = 44.0 * 44.0
+    squares = [b for b in blobs if np.prod(cv2.minAreaRect(b.contour)[1]) < 2 * square]
+    assert len(squares) > 50  # every square is a blob...
+    fitted = [b.quad for b in blobs if b.quad is not None]
+    assert any(quad_iou(quad, card) > 0.9 for quad in fitted)
+    # ... but the only squares fitted are those the card's edge crosses, which have an edge
+    # inside: no plain square is fitted (the outlines holding the card are the table's).
+    outline = card.astype(np.float32).reshape(-1, 1, 2)
+    fitted_squares = [q for q in fitted if quad_area(q) < 2 * square]
+    assert all(
+        abs(cv2.pointPolygonTest(outline, tuple(float(v) for v in q.mean(axis=0)), True)) < 1.5 * 44.0
+        for q in fitted_squares
+    )
+    assert len(squares) > 5 * len({tuple(np.round(q.mean(axis=0))) for q in fitted_squares})
 
 
 def test_a_show_on_a_checkered_cloth_reads_its_cards_from_a_few_outlines() -> None:

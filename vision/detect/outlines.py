@@ -70,6 +70,16 @@ class OutlineThresholds:
     square_ratio: float = 0.8
     """Outlines whose short side is at least this share of the long side are read both ways up,
     because steep tilt can make a card's long side look the shorter."""
+    inner_box: float = 0.15
+    """Share of a blob's bounding box cut off each side to leave the middle box looked at for ink
+    (`_inked`): inside any card whatever its turn, short of its indices."""
+    min_inner_edges: float = 0.002
+    """Least share of edge pixels in a blob's middle box (`inner_box`) for it to be fitted as a
+    card: a card's pips, picture or index leave edges there. The cards read surely from their
+    outlines in 360 development photos (shows typical and harsh, held hands, crowded tables,
+    procedural decks) had 0.010 at least (the procedural decks), 0.017-0.054 in the other sets;
+    the squares of a pastel checked cloth, plain inside, have none (and 8-58 % of each set's
+    blobs, a card-sized patch of table or paper, none either)."""
     border_inset: float = 0.04
     """Where an outline's border is looked at (`paper_outlines`): this share of the card's width
     and length inside its sides, on a card's white margin, short of its index and picture."""
@@ -131,7 +141,9 @@ def mask_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]
                 area = float(cv2.contourArea(contour))
                 if PREPARE.min_card_area_px <= area <= OUTLINES.max_card_area * image_area:
                     shifted = np.asarray(contour, np.int32) - OUTLINES.padding_px
-                    blobs.append(Blob(contour=shifted, quad=fit_quad(shifted), area=area, lone_corners=True))
+                    # A blob with no print inside keeps its lone corners, but fits no outline.
+                    quad = fit_quad(shifted) if _inked(prepared, shifted) else None
+                    blobs.append(Blob(contour=shifted, quad=quad, area=area, lone_corners=True))
     return blobs
 
 
@@ -144,7 +156,8 @@ def edge_loop_blobs(prepared: Prepared) -> list[Blob]:
     # or lying on a table as light as they are.
     for contour in _card_sized(prepared.edge_contours):
         area = float(cv2.contourArea(contour))
-        if PREPARE.min_card_area_px <= area <= OUTLINES.max_card_area * image_area:
+        sized = PREPARE.min_card_area_px <= area <= OUTLINES.max_card_area * image_area
+        if sized and _inked(prepared, contour):
             quad = fit_quad(contour)
             if quad is not None:
                 blobs.append(Blob(contour=contour, quad=quad, area=area, lone_corners=False))
@@ -174,6 +187,8 @@ def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
             area = float(cv2.contourArea(contour))
             if unbridged and area < PREPARE.min_card_area_px:
                 continue  # an open trace, unbridged: not one card's outline
+            if not _inked(prepared, contour):
+                continue
             hull_area = float(cv2.contourArea(cv2.convexHull(contour)))
             if not PREPARE.min_card_area_px <= hull_area <= OUTLINES.max_card_area * image_area:
                 continue
@@ -188,6 +203,21 @@ def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
                 continue
             blobs.append(Blob(contour=contour, quad=quad, area=hull_area, lone_corners=False))
     return blobs
+
+
+def _inked(prepared: Prepared, contour: NDArray[np.int32]) -> bool:
+    """Whether the middle of the blob's bounding box (`OUTLINES.inner_box`) has edges enough to
+    be a card's print (`OUTLINES.min_inner_edges`): four lookups, where fitting a card to a blob
+    is the outline stage's costly step (a pastel checked tablecloth has a thousand blobs, each
+    square found by every mask)."""
+    x, y, w, h = cv2.boundingRect(contour)
+    cut_x, cut_y = int(OUTLINES.inner_box * w), int(OUTLINES.inner_box * h)
+    x0, y0, x1, y1 = x + cut_x, y + cut_y, x + w - cut_x, y + h - cut_y
+    if x1 <= x0 or y1 <= y0:
+        return False
+    sums = prepared.edge_sums
+    inked = int(sums[y1, x1]) - int(sums[y0, x1]) - int(sums[y1, x0]) + int(sums[y0, x0])
+    return inked >= OUTLINES.min_inner_edges * (x1 - x0) * (y1 - y0)
 
 
 def _card_sized(contours: Sequence[cv2.typing.MatLike]) -> list[NDArray[np.int32]]:
