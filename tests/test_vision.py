@@ -717,6 +717,31 @@ def test_outlines_found_twice_are_kept_once_as_every_pair_compared_says() -> Non
     assert [id(q) for q in kept] == [id(q) for q in expected]
 
 
+def test_a_contour_fitted_again_gets_the_outline_fitting_it_gives() -> None:
+    from vision.detect import card_masks, fit_quad, prepare
+    from vision.detect.outlines import _card_sized, _fit
+
+    # The masks trace many contours point for point alike; each is fitted once per photo, and
+    # what a second fit (filled or not) gets must be what fitting it afresh gives.
+    prepared = prepare(load_image(render_show(40_002, harsh=False).jpeg_bytes()).pixels)
+    traced = [cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0] for m in card_masks(prepared)]
+    contours = [c for found in [*traced, prepared.edge_contours] for c in _card_sized(found)]
+    assert len(contours) > 20
+    fitted = 0
+    for _ in range(2):
+        for contour in contours:
+            for filled in (True, False):
+                expected = fit_quad(contour, filled)
+                got = _fit(prepared, contour, filled)
+                assert (got is None) == (expected is None)
+                if expected is not None:
+                    assert np.array_equal(got, expected)
+                    fitted += 1
+    assert fitted > 10
+    # Fitted once each: the second round, and each contour's second fill, were looked up.
+    assert len(prepared.fits) == len({np.ascontiguousarray(c).tobytes() for c in contours})
+
+
 def test_a_card_outline_broken_by_gaps_on_a_table_as_light_as_the_card_is_found() -> None:
     from vision.detect import broken_outline_blobs, card_masks, find_blobs, prepare, unique_quads
     from vision.geometry import quad_iou

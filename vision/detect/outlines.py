@@ -10,6 +10,7 @@ are bridged and fitted again. Each outline is proposed at both index corners
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -142,7 +143,7 @@ def mask_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]
                 if PREPARE.min_card_area_px <= area <= OUTLINES.max_card_area * image_area:
                     shifted = np.asarray(contour, np.int32) - OUTLINES.padding_px
                     # A blob with no print inside keeps its lone corners, but fits no outline.
-                    quad = fit_quad(shifted) if _inked(prepared, shifted) else None
+                    quad = _fit(prepared, shifted) if _inked(prepared, shifted) else None
                     blobs.append(Blob(contour=shifted, quad=quad, area=area, lone_corners=True))
     return blobs
 
@@ -158,7 +159,7 @@ def edge_loop_blobs(prepared: Prepared) -> list[Blob]:
         area = float(cv2.contourArea(contour))
         sized = PREPARE.min_card_area_px <= area <= OUTLINES.max_card_area * image_area
         if sized and _inked(prepared, contour):
-            quad = fit_quad(contour)
+            quad = _fit(prepared, contour)
             if quad is not None:
                 blobs.append(Blob(contour=contour, quad=quad, area=area, lone_corners=False))
     return blobs
@@ -195,7 +196,7 @@ def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
             (_, _), (a, b), _ = cv2.minAreaRect(contour)
             if hull_area < OUTLINES.hull_rect_fill * a * b:
                 continue  # not four-sided (fitting is the costly step, so rule it out first)
-            quad = fit_quad(contour, filled=False)
+            quad = _fit(prepared, contour, filled=False)
             if quad is None:
                 continue
             fills = area >= OUTLINES.min_quad_fill * quad_area(quad)
@@ -203,6 +204,21 @@ def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
                 continue
             blobs.append(Blob(contour=contour, quad=quad, area=hull_area, lone_corners=False))
     return blobs
+
+
+def _fit(prepared: Prepared, contour: NDArray[np.int32], filled: bool = True) -> Quad | None:
+    """`fit_quad(contour, filled)`, fitted once per distinct contour in a photo
+    (`Prepared.fits`): the fill test is the only step `filled` changes, so it is made here, on
+    the outline fitted without it."""
+    points = np.ascontiguousarray(contour, np.int32)
+    key = hashlib.blake2b(points.tobytes(), digest_size=16).digest()
+    if key in prepared.fits:
+        quad = prepared.fits[key]
+    else:
+        quad = prepared.fits[key] = fit_quad(points, filled=False)
+    if quad is None or not filled:
+        return quad
+    return quad if float(cv2.contourArea(points)) / quad_area(quad) >= OUTLINES.min_quad_fill else None
 
 
 def _inked(prepared: Prepared, contour: NDArray[np.int32]) -> bool:

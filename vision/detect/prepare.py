@@ -77,6 +77,13 @@ class Prepared:
         return _edge_regions(self.edges)
 
     @functools.cached_property
+    def fits(self) -> dict[bytes, NDArray[np.float64] | None]:
+        """The card outline fitted to each distinct contour (by a digest of its points), as
+        `vision.detect.outlines` fits it without its fill test: the masks and their variants
+        trace a fifth of a photo's contours more than once, point for point."""
+        return {}
+
+    @functools.cached_property
     def edge_contours(self) -> Sequence[cv2.typing.MatLike]:
         """Every trace of `edges` (outer borders and holes), found once: two detectors fit them."""
         contours, _ = cv2.findContours(self.edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
