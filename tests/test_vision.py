@@ -742,6 +742,33 @@ def test_a_contour_fitted_again_gets_the_outline_fitting_it_gives() -> None:
     assert len(prepared.fits) == len({np.ascontiguousarray(c).tobytes() for c in contours})
 
 
+def test_glyphs_compared_a_block_at_a_time_pair_as_all_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.detect.glyphs as glyph_module
+    from vision.detect import (
+        card_masks,
+        edge_orientation,
+        find_glyphs,
+        pair_homographies,
+        paper_regions,
+        prepare,
+    )
+
+    # A generated show's glyphs, paired with the whole matrices (blocks larger than them) and a
+    # few rows at a time: the same frames, in the same order.
+    prepared = prepare(load_image(render_show(40_007, harsh=False).jpeg_bytes()).pixels)
+    paper = paper_regions(card_masks(prepared))
+    edges = edge_orientation(prepared.gray)
+    found = find_glyphs(prepared, paper)
+    whole = pair_homographies(found, edges)
+    monkeypatch.setattr(glyph_module, "PAIRWISE_AT_ONCE", 1000)
+    glyphs = find_glyphs(prepared, paper)  # glyphs found again are told apart by blocks too
+    assert len(glyphs.sizes) > 100  # many blocks
+    assert np.array_equal(glyphs.centres, found.centres) and np.array_equal(glyphs.sizes, found.sizes)
+    blocks = pair_homographies(glyphs, edges)
+    assert len(whole) > 10
+    assert len(blocks) == len(whole) and all(np.array_equal(a, b) for a, b in zip(blocks, whole, strict=True))
+
+
 def test_a_card_outline_broken_by_gaps_on_a_table_as_light_as_the_card_is_found() -> None:
     from vision.detect import broken_outline_blobs, card_masks, find_blobs, prepare, unique_quads
     from vision.geometry import quad_iou

@@ -144,11 +144,29 @@ def _found_before(these: Glyphs, found: Glyphs) -> NDArray[np.bool_]:
     a tenth of the size)."""
     if not (len(these.sizes) and len(found.sizes)):
         return np.zeros(len(these.sizes), np.bool_)
-    offsets = these.centres[:, None, :] - found.centres[None, :, :]
-    sizes = these.sizes[:, None]
-    apart = np.hypot(offsets[..., 0], offsets[..., 1])
-    alike = (apart <= 0.1 * sizes) & (np.abs(found.sizes[None, :] - sizes) <= 0.1 * sizes)
-    return np.asarray(alike.any(axis=1), np.bool_)
+    rows = rows_at_once(len(found.sizes))
+    before = np.zeros(len(these.sizes), np.bool_)
+    for start in range(0, len(these.sizes), rows):
+        block = slice(start, start + rows)
+        offsets = these.centres[block, None, :] - found.centres[None, :, :]
+        sizes = these.sizes[block, None]
+        apart = np.hypot(offsets[..., 0], offsets[..., 1])
+        alike = (apart <= 0.1 * sizes) & (np.abs(found.sizes[None, :] - sizes) <= 0.1 * sizes)
+        before[block] = alike.any(axis=1)
+    return before
+
+
+PAIRWISE_AT_ONCE = 2**20
+"""Glyph pairs compared at once, a block of rows at a time (`_found_before`,
+`vision.detect.index_pairs.pair_homographies`): 4 MiB for each float32 matrix of a block. A
+patterned tablecloth can give thousands of glyphs, and the whole matrices of 3,760 (a generated
+show on a checkered cloth) took more than a photo worker's 200 MiB of address space, which
+refused the photo as too large; the blocks find the same pairs."""
+
+
+def rows_at_once(columns: int) -> int:
+    """How many rows of a pairwise matrix `columns` wide make a block of `PAIRWISE_AT_ONCE`."""
+    return max(1, PAIRWISE_AT_ONCE // max(columns, 1))
 
 
 def _ink_glyphs(

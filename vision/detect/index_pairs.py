@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.detect.glyphs import GLYPHS, Glyphs, find_glyphs
+from vision.detect.glyphs import GLYPHS, Glyphs, find_glyphs, rows_at_once
 from vision.detect.prepare import Prepared
 from vision.detect.proposal import Proposal, Stage, lone_proposals
 from vision.geometry import corner_homography, quarter_turn
@@ -134,35 +134,54 @@ def pair_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np
     n = len(sizes)
     if n < 2:
         return []
-    dx = centres[None, :, 0] - centres[:, None, 0]
-    dy = centres[None, :, 1] - centres[:, None, 1]
-    distance = np.hypot(dx, dy)
-    # Two digits side by side ("10") also make a rank: add each close, same-height pair.
-    similar = np.abs(sizes[None, :] - sizes[:, None]) < 0.25 * sizes[:, None]
-    beside = similar & (distance < 1.1 * sizes[:, None]) & (distance > 0.3 * sizes[:, None])
-    first, second = np.nonzero(np.triu(beside, 1))
+    # Every glyph is compared with every other, a block of rows at a time (`glyphs.PAIRWISE_AT_ONCE`):
+    # the same pairs, in the same order, as the whole matrices would give.
+    rows = rows_at_once(n)
+    firsts, seconds = [], []
+    for start in range(0, n, rows):
+        block = slice(start, start + rows)
+        dx = centres[None, :, 0] - centres[block, None, 0]
+        dy = centres[None, :, 1] - centres[block, None, 1]
+        distance = np.hypot(dx, dy)
+        # Two digits side by side ("10") also make a rank: add each close, same-height pair.
+        own = sizes[block, None]
+        similar = np.abs(sizes[None, :] - own) < 0.25 * own
+        beside = similar & (distance < 1.1 * own) & (distance > 0.3 * own)
+        row, column = np.nonzero(beside)
+        upper = column > row + start
+        firsts.append(row[upper] + start)
+        seconds.append(column[upper])
+    first, second = np.concatenate(firsts), np.concatenate(seconds)
     rank_centres = np.concatenate([centres, (centres[first] + centres[second]) / 2])
     rank_sizes = np.concatenate([sizes, np.maximum(sizes[first], sizes[second])])
-    dx = centres[None, :, 0] - rank_centres[:, None, 0]
-    dy = centres[None, :, 1] - rank_centres[:, None, 1]
-    spacing = np.hypot(dx, dy) / rank_sizes[:, None]
-    ratio = sizes[None, :] / rank_sizes[:, None]
-    ok = (
-        (spacing >= PAIRS.rank_to_suit[0])
-        & (spacing <= PAIRS.rank_to_suit[1])
-        & (ratio >= PAIRS.suit_to_rank_size[0])
-        & (ratio <= PAIRS.suit_to_rank_size[1])
-    )
-    ranks, suits = np.nonzero(ok)
+    found: list[tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.float32], NDArray[np.float32],
+                      NDArray[np.float32]]] = []
+    for start in range(0, len(rank_sizes), rows):
+        block = slice(start, start + rows)
+        dx = centres[None, :, 0] - rank_centres[block, None, 0]
+        dy = centres[None, :, 1] - rank_centres[block, None, 1]
+        spacing = np.hypot(dx, dy) / rank_sizes[block, None]
+        ratio = sizes[None, :] / rank_sizes[block, None]
+        ok = (
+            (spacing >= PAIRS.rank_to_suit[0])
+            & (spacing <= PAIRS.rank_to_suit[1])
+            & (ratio >= PAIRS.suit_to_rank_size[0])
+            & (ratio <= PAIRS.suit_to_rank_size[1])
+        )
+        row, column = np.nonzero(ok)
+        oddness = np.abs(np.log(ratio[row, column] / PAIRS.typical_suit_ratio)) + np.abs(
+            np.log(spacing[row, column] / PAIRS.typical_spacing)
+        )
+        found.append((row + start, column, dx[row, column], dy[row, column], oddness))
+    ranks = np.concatenate([f[0] for f in found])
     if ranks.size == 0:
         return []
-    oddness = np.abs(np.log(ratio[ranks, suits] / PAIRS.typical_suit_ratio)) + np.abs(
-        np.log(spacing[ranks, suits] / PAIRS.typical_spacing)
-    )
+    down_x, down_y = np.concatenate([f[2] for f in found]), np.concatenate([f[3] for f in found])
+    oddness = np.concatenate([f[4] for f in found])
     homographies = []
     for k in np.argsort(oddness, kind="stable")[: PAIRS.max_glyph_pairs]:
-        r, s = ranks[k], suits[k]
-        towards = math.atan2(float(dy[r, s]), float(dx[r, s]))
+        r = ranks[k]
+        towards = math.atan2(float(down_y[k]), float(down_x[k]))
         centre = rank_centres[r].astype(np.float64)
         homographies += _index_frames(centre, float(rank_sizes[r]), towards, edges)
     return homographies
