@@ -742,6 +742,20 @@ def test_a_contour_fitted_again_gets_the_outline_fitting_it_gives() -> None:
     assert len(prepared.fits) == len({np.ascontiguousarray(c).tobytes() for c in contours})
 
 
+def test_the_edge_orientation_worked_in_place_is_the_plain_formula() -> None:
+    from vision.detect import edge_orientation
+
+    gray = cv2.cvtColor(load_image(render_show(40_007, harsh=False).jpeg_bytes()).pixels, cv2.COLOR_BGR2GRAY)
+    blurred = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    gx, gy = cv2.Sobel(blurred, cv2.CV_32F, 1, 0), cv2.Sobel(blurred, cv2.CV_32F, 0, 1)
+    magnitude, angle = cv2.cartToPolar(gx, gy)
+    weight = magnitude * magnitude
+    found = edge_orientation(gray)
+    assert np.array_equal(found.cos4, cv2.integral(weight * np.cos(4 * angle)))
+    assert np.array_equal(found.sin4, cv2.integral(weight * np.sin(4 * angle)))
+    assert np.array_equal(found.strength, cv2.integral(weight))
+
+
 def test_glyphs_compared_a_block_at_a_time_pair_as_all_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import vision.detect.glyphs as glyph_module
     from vision.detect import (

@@ -101,16 +101,21 @@ class EdgeOrientation:
 def edge_orientation(gray: NDArray[np.uint8]) -> EdgeOrientation:
     """Summed-area tables of folded edge direction for `gray` (see `EdgeOrientation`)."""
     blurred = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
-    gx = cv2.Sobel(blurred, cv2.CV_32F, 1, 0)
-    gy = cv2.Sobel(blurred, cv2.CV_32F, 0, 1)
-    magnitude, angle = cv2.cartToPolar(gx, gy)
-    # Squaring favours strong, straight card edges over faint texture.
-    weight = magnitude * magnitude
-    return EdgeOrientation(
-        cos4=np.asarray(cv2.integral(weight * np.cos(4 * angle)), np.float64),
-        sin4=np.asarray(cv2.integral(weight * np.sin(4 * angle)), np.float64),
-        strength=np.asarray(cv2.integral(weight), np.float64),
-    )
+    gradients = cv2.Sobel(blurred, cv2.CV_32F, 1, 0), cv2.Sobel(blurred, cv2.CV_32F, 0, 1)
+    magnitude, angle = cv2.cartToPolar(*gradients)
+    del gradients, blurred
+    # Squaring favours strong, straight card edges over faint texture. Worked in place, one
+    # image at a time: the glyph stage runs beside the outlines, within a photo worker's memory.
+    weight = np.multiply(magnitude, magnitude, out=magnitude)
+    angle *= 4
+    folded = np.cos(angle)
+    folded *= weight
+    cos4 = np.asarray(cv2.integral(folded), np.float64)
+    np.sin(angle, out=folded)
+    folded *= weight
+    sin4 = np.asarray(cv2.integral(folded), np.float64)
+    del folded, angle
+    return EdgeOrientation(cos4=cos4, sin4=sin4, strength=np.asarray(cv2.integral(weight), np.float64))
 
 
 def glyph_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np.float64]]:
