@@ -156,12 +156,14 @@ def _found_before(these: Glyphs, found: Glyphs) -> NDArray[np.bool_]:
     return before
 
 
-PAIRWISE_AT_ONCE = 2**20
+PAIRWISE_AT_ONCE = 2**18
 """Glyph pairs compared at once, a block of rows at a time (`_found_before`,
-`vision.detect.index_pairs.pair_homographies`): 4 MiB for each float32 matrix of a block. A
-patterned tablecloth can give thousands of glyphs, and the whole matrices of 3,760 (a generated
-show on a checkered cloth) took more than a photo worker's 200 MiB of address space, which
-refused the photo as too large; the blocks find the same pairs."""
+`vision.detect.index_pairs.pair_homographies`): 1 MiB for each float32 matrix of a block, about
+6 MiB with a block's temporaries. A patterned tablecloth can give thousands of glyphs, and the
+whole matrices of 3,760 (a generated show on a checkered cloth) took more than a photo worker's
+200 MiB of address space, which refused the photo as too large; the blocks find the same pairs.
+Blocks of 2^20 pairs left that photo needing 162-165 MiB, these 147-148 (the outlines found
+meanwhile on the other thread need their share); a photo of 500 glyphs or fewer is one block."""
 
 
 def rows_at_once(columns: int) -> int:
