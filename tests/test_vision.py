@@ -26,7 +26,7 @@ from PIL import Image
 from vision import Detection, ImageError, Recognition, recognise
 from vision.cards import CARD_CODES, card_code, split_code
 from vision.classify import NONE_RANK, NONE_SUIT, IndexReading, fuse
-from vision.detect import EdgeOrientation, Glyphs
+from vision.detect import EdgeOrientation, Glyphs, Prepared
 from vision.geometry import (
     CARD_ASPECT,
     PATCH_HEIGHT_PX,
@@ -821,7 +821,7 @@ def test_a_blank_noisy_table_gives_no_broken_outlines() -> None:
 
 
 def test_the_squares_of_a_checkered_cloth_are_not_read_as_card_outlines() -> None:
-    from vision.detect import broken_outline_blobs, card_masks, find_blobs, paper_outlines, prepare
+    from vision.detect import broken_outline_blobs, card_masks, find_blobs, paper_outlines
     from vision.geometry import quad_iou
 
     # A white card with its pips on a green checkered cloth with a dot in each square: every
@@ -832,13 +832,7 @@ def test_the_squares_of_a_checkered_cloth_are_not_read_as_card_outlines() -> Non
             light = (row + column) // 40 % 2 == 0
             table[row : row + 40, column : column + 40] = (40, 150, 90) if light else (20, 90, 50)
             cv2.circle(table, (column + 20, row + 20), 5, (10, 40, 20), -1)
-    upright = np.array([[0.0, 0.0], [150.0, 0.0], [150.0, 210.0], [0.0, 210.0]])
-    card = upright @ _turn(20.0).T + np.array([260.0, 110.0])
-    cv2.fillPoly(table, [card.astype(np.int32)], (235, 238, 240))
-    for x, y in ((45.0, 50.0), (105.0, 50.0), (75.0, 105.0), (45.0, 160.0), (105.0, 160.0)):
-        pip = np.array([x, y]) @ _turn(20.0).T + np.array([260.0, 110.0])
-        cv2.circle(table, tuple(int(v) for v in pip), 9, (30, 30, 30), -1)
-    prepared = prepare(cv2.GaussianBlur(table, (3, 3), 0))
+    prepared, card = _card_on_cloth(table)
     blobs = find_blobs(prepared, card_masks(prepared)) + broken_outline_blobs(prepared)
     squares = [b for b in blobs if b.quad is not None and quad_iou(b.quad, card) < 0.1]
     assert len(squares) > 50
@@ -847,7 +841,7 @@ def test_the_squares_of_a_checkered_cloth_are_not_read_as_card_outlines() -> Non
 
 
 def test_the_plain_squares_of_a_pastel_grid_cloth_are_not_fitted_as_cards() -> None:
-    from vision.detect import broken_outline_blobs, card_masks, find_blobs, prepare
+    from vision.detect import broken_outline_blobs, card_masks, find_blobs
     from vision.geometry import quad_area, quad_iou
 
     # A white card with its pips on a pale pink cloth ruled in a grid: each square is as
@@ -858,13 +852,7 @@ def test_the_plain_squares_of_a_pastel_grid_cloth_are_not_fitted_as_cards() -> N
     for line in range(0, 640, 44):
         cv2.line(table, (line, 0), (line, 479), (150, 60, 170), 3)
         cv2.line(table, (0, line), (639, line), (150, 60, 170), 3)
-    upright = np.array([[0.0, 0.0], [150.0, 0.0], [150.0, 210.0], [0.0, 210.0]])
-    card = upright @ _turn(20.0).T + np.array([260.0, 110.0])
-    cv2.fillPoly(table, [card.astype(np.int32)], (235, 238, 240))
-    for x, y in ((45.0, 50.0), (105.0, 50.0), (75.0, 105.0), (45.0, 160.0), (105.0, 160.0)):
-        pip = np.array([x, y]) @ _turn(20.0).T + np.array([260.0, 110.0])
-        cv2.circle(table, tuple(int(v) for v in pip), 9, (30, 30, 30), -1)
-    prepared = prepare(cv2.GaussianBlur(table, (3, 3), 0))
+    prepared, card = _card_on_cloth(table)
     blobs = find_blobs(prepared, card_masks(prepared)) + broken_outline_blobs(prepared)
     square = 44.0 * 44.0
     squares = [b for b in blobs if np.prod(cv2.minAreaRect(b.contour)[1]) < 2 * square]
@@ -880,6 +868,20 @@ def test_the_plain_squares_of_a_pastel_grid_cloth_are_not_fitted_as_cards() -> N
         for q in fitted_squares
     )
     assert len(squares) > 5 * len({tuple(np.round(q.mean(axis=0))) for q in fitted_squares})
+
+
+def _card_on_cloth(table: np.ndarray) -> tuple[Prepared, np.ndarray]:
+    """A white card with five pips drawn turned on `table` (640 x 480), the photo prepared, and
+    the card's corners."""
+    from vision.detect import prepare
+
+    upright = np.array([[0.0, 0.0], [150.0, 0.0], [150.0, 210.0], [0.0, 210.0]])
+    card = upright @ _turn(20.0).T + np.array([260.0, 110.0])
+    cv2.fillPoly(table, [card.astype(np.int32)], (235, 238, 240))
+    for x, y in ((45.0, 50.0), (105.0, 50.0), (75.0, 105.0), (45.0, 160.0), (105.0, 160.0)):
+        pip = np.array([x, y]) @ _turn(20.0).T + np.array([260.0, 110.0])
+        cv2.circle(table, tuple(int(v) for v in pip), 9, (30, 30, 30), -1)
+    return prepare(cv2.GaussianBlur(table, (3, 3), 0)), card
 
 
 def test_a_show_on_a_checkered_cloth_reads_its_cards_from_a_few_outlines() -> None:
