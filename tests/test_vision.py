@@ -1178,6 +1178,26 @@ def test_proposals_read_in_batches_read_as_read_all_at_once(
     assert [d.confidence for d in whole.cards] == [d.confidence for d in small.cards]
 
 
+def test_frames_read_before_are_looked_up_as_read_afresh() -> None:
+    # Told a count, the edge outlines are read first; when they fall short, the full reading
+    # reads every outline, and those frames are looked up, not read again.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    from vision.detect import card_masks, find_blobs, outline_proposals, prepare, unique_quads
+
+    pixels = load_image(render_show(40_244, harsh=False).jpeg_bytes()).pixels
+    prepared, pyramid, model = prepare(pixels), module.build_pyramid(pixels), module.default_model()
+    proposals = outline_proposals(unique_quads(find_blobs(prepared, card_masks(prepared))))
+    assert len(proposals) > 40
+    known: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+    first = module.read_candidates(pyramid, proposals[: len(proposals) // 3], model, known)
+    read = len(known)
+    assert read > 0 and len(first) > 0
+    afresh = module.read_candidates(pyramid, proposals, model)
+    looked_up = module.read_candidates(pyramid, proposals, model, known)
+    assert looked_up == afresh  # every reading, to the last digit
+    assert read < len(known) <= len(proposals)
+
+
 def test_each_card_once_with_sane_confidence_and_corners(shows: list[tuple[object, Recognition]]) -> None:
     for photo, result in shows:
         height, width = photo.image.shape[:2]  # type: ignore[attr-defined]

@@ -359,8 +359,9 @@ def find_candidates(
         lap("prepare")
         enclosed: list[Blob] = []
         loops: list[Blob] = []
+        known: dict[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
         if expect is not None:
-            glanced, glance, enclosed, loops = edge_outlines(prepared, pyramid, model, beside)
+            glanced, glance, enclosed, loops = edge_outlines(prepared, pyramid, model, beside, known)
             lap("edge outlines")
             if _outlines_suffice(glanced, model, expect):
                 for stage in ("outlines", "read outlines", "lone proposals", "read lone proposals"):
@@ -386,7 +387,7 @@ def find_candidates(
             blobs = mask_blobs(prepared, masks[:-1]) + enclosed + loops + broken_outline_blobs(prepared)
         outlines = outline_proposals(unique_quads(paper_outlines(prepared, blobs)))
         lap("outlines")
-        candidates = read_candidates(pyramid, outlines, model)
+        candidates = read_candidates(pyramid, outlines, model, known)
         lap("read outlines")
         if expect is not None and _outlines_suffice(candidates, model, expect):
             lap("lone proposals")
@@ -528,7 +529,11 @@ def beyond_sure_cards(proposals: list[Proposal], sure: list[Quad]) -> list[Propo
 
 
 def edge_outlines(
-    prepared: Prepared, pyramid: list[NDArray[np.uint8]], model: IndexModel, beside: _Beside
+    prepared: Prepared,
+    pyramid: list[NDArray[np.uint8]],
+    model: IndexModel,
+    beside: _Beside,
+    known: dict[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None,
 ) -> tuple[list[Candidate], list[Proposal], list[Blob], list[Blob]]:
     """The whole outlines found in the edges alone, read: where a reading told how many cards
     to expect looks first. Of the card masks (`vision.detect.card_masks`) only the regions the
@@ -541,12 +546,12 @@ def edge_outlines(
     without `expect` (these blobs are not found twice).
 
     Returns the candidates, the outline proposals they read, and the blobs of the enclosed
-    regions and of the loops."""
+    regions and of the loops; the frames read are added to `known` (see `read_candidates`)."""
     looped = beside.run(edge_loop_blobs, prepared)
     enclosed = mask_blobs(prepared, [prepared.enclosed])
     loops = looped.result()
     glance = outline_proposals(unique_quads(paper_outlines(prepared, enclosed + loops)))
-    return read_candidates(pyramid, glance, model), glance, enclosed, loops
+    return read_candidates(pyramid, glance, model, known), glance, enclosed, loops
 
 
 def _count_proposals(laps: Laps | None, outlines: list[Proposal], lone: list[Proposal]) -> None:
@@ -616,14 +621,33 @@ def read_frames(
 
 
 def read_candidates(
-    pyramid: list[NDArray[np.uint8]], proposals: list[Proposal], model: IndexModel
+    pyramid: list[NDArray[np.uint8]],
+    proposals: list[Proposal],
+    model: IndexModel,
+    known: dict[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None,
 ) -> list[Candidate]:
     """Read every proposal; fuse the two corners of each outline. A corner that is no card
     (presence under `MIN_PRESENCE`, most of a photo's thousand lone proposals) is left out
-    here, where it costs an array lookup: `calibrate` and `merge` would pass it over anyway."""
+    here, where it costs an array lookup: `calibrate` and `merge` would pass it over anyway.
+
+    `known`: the rank and suit probabilities of frames already read in this photo, by their
+    homography's bytes; only the others are read, and added. Each frame is read on its own
+    (`READ_AT_ONCE`), so the readings are the same: the edge outlines read first, when they
+    fall short, are not read again with the other masks' (`find_candidates`)."""
     if not proposals:
         return []
-    rank, suit = read_frames(pyramid, [p.homography for p in proposals], model)
+    frames = [p.homography for p in proposals]
+    if known is None:
+        rank, suit = read_frames(pyramid, frames, model)
+    else:
+        keys = [np.ascontiguousarray(frame).tobytes() for frame in frames]
+        missing = [i for i, key in enumerate(keys) if key not in known]
+        if missing:
+            new_rank, new_suit = read_frames(pyramid, [frames[i] for i in missing], model)
+            for j, i in enumerate(missing):
+                known[keys[i]] = (new_rank[j], new_suit[j])
+        rank = np.stack([known[key][0] for key in keys])
+        suit = np.stack([known[key][1] for key in keys])
     # A corner's presence as `fuse` works it out for that corner alone.
     alone = 1.0 - (1.0 - index_presence(rank, suit))
     by_outline: dict[int, list[tuple[Proposal, IndexReading]]] = {}
