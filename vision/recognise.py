@@ -175,6 +175,10 @@ BLUR_VARIANCE = 12.0
 
 _T = TypeVar("_T")
 
+FrameReadings = dict[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]]
+"""The rank and suit probabilities of frames already read in a photo, by their homography's
+bytes (see `read_candidates`)."""
+
 
 @dataclass(frozen=True)
 class Detection:
@@ -314,11 +318,13 @@ def recognise(
     model = model or default_model()
     warnings = photo_warnings(loaded.pixels)
     lap("warnings")
-    candidates = find_candidates(loaded.pixels, model, laps, threads, expect)
+    # Built here, in the "prepare" lap, to be read from again by the second look.
+    pyramid = build_pyramid(loaded.pixels)
+    candidates = find_candidates(loaded.pixels, model, laps, threads, expect, pyramid)
     kept = merge(calibrate(candidates, model))
     lap("merge")
     if expect is not None and len(kept) == expect - 1:
-        missed = second_look(build_pyramid(loaded.pixels), candidates, kept, model)
+        missed = second_look(pyramid, candidates, kept, model)
         if missed is not None:
             kept.append(missed)
     lap("second look")
@@ -347,19 +353,22 @@ def find_candidates(
     laps: Laps | None = None,
     threads: int = READING_THREADS,
     expect: int | None = None,
+    pyramid: list[NDArray[np.uint8]] | None = None,
 ) -> list[Candidate]:
     """Every reading that may be a card (see `read_candidates`) of every proposal in a
     working-size image, before calibration and merging (`laps` and `expect`: see `recognise`).
     With `threads` 2, the stages that do not wait on each other run side by side (see
-    `READING_THREADS`); the readings are the same either way, in the same order."""
+    `READING_THREADS`); the readings are the same either way, in the same order. `pyramid`:
+    the image's (`build_pyramid`), when the caller has it to read from again."""
     lap: Callable[[str], None] = _no_lap if laps is None else laps.lap
     with _Beside(threads) as beside:
         prepared = prepare(bgr)
-        pyramid = build_pyramid(bgr)
+        if pyramid is None:
+            pyramid = build_pyramid(bgr)
         lap("prepare")
         enclosed: list[Blob] = []
         loops: list[Blob] = []
-        known: dict[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
+        known: FrameReadings = {}
         if expect is not None:
             glanced, glance, enclosed, loops = edge_outlines(prepared, pyramid, model, beside, known)
             lap("edge outlines")
@@ -533,7 +542,7 @@ def edge_outlines(
     pyramid: list[NDArray[np.uint8]],
     model: IndexModel,
     beside: _Beside,
-    known: dict[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None,
+    known: FrameReadings | None = None,
 ) -> tuple[list[Candidate], list[Proposal], list[Blob], list[Blob]]:
     """The whole outlines found in the edges alone, read: where a reading told how many cards
     to expect looks first. Of the card masks (`vision.detect.card_masks`) only the regions the
@@ -624,7 +633,7 @@ def read_candidates(
     pyramid: list[NDArray[np.uint8]],
     proposals: list[Proposal],
     model: IndexModel,
-    known: dict[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]] | None = None,
+    known: FrameReadings | None = None,
 ) -> list[Candidate]:
     """Read every proposal; fuse the two corners of each outline. A corner that is no card
     (presence under `MIN_PRESENCE`, most of a photo's thousand lone proposals) is left out
