@@ -236,6 +236,14 @@ def _inked(prepared: Prepared, contour: NDArray[np.int32]) -> bool:
     return inked >= OUTLINES.min_inner_edges * (x1 - x0) * (y1 - y0)
 
 
+def _side_points(quads: NDArray[np.float64]) -> NDArray[np.float64]:
+    """40 points along the middle 80 % of each side of each quad (n x 4 x 2), side after side:
+    n x 160 x 2."""
+    steps = np.linspace(0.1, 0.9, 40)[None, None, :, None]
+    starts, ends = quads[:, :, None, :], np.roll(quads, -1, axis=1)[:, :, None, :]
+    return cast("NDArray[np.float64]", (starts + steps * (ends - starts)).reshape(len(quads), -1, 2))
+
+
 def _card_sized(contours: Sequence[cv2.typing.MatLike]) -> list[NDArray[np.int32]]:
     """The contours whose bounding box could hold a card (tens of thousands of specks of
     texture are ruled out in one array pass)."""
@@ -252,8 +260,7 @@ def _card_sized(contours: Sequence[cv2.typing.MatLike]) -> list[NDArray[np.int32
 def _edge_support(edges: NDArray[np.uint8], quad: Quad) -> float:
     """Share of points along the middle 80 % of the quad's sides that lie on an edge."""
     h, w = edges.shape
-    steps = np.linspace(0.1, 0.9, 40)[:, None]
-    points = np.concatenate([quad[i] + steps * (quad[(i + 1) % 4] - quad[i]) for i in range(4)])
+    points = _side_points(quad[None])[0]
     x, y = np.round(points[:, 0]).astype(int), np.round(points[:, 1]).astype(int)
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
     return float((edges[y[inside], x[inside]] > 0).sum()) / len(points)
@@ -379,9 +386,7 @@ def paper_outlines(prepared: Prepared, blobs: list[Blob]) -> list[Blob]:
     # inset's share of the card's width or length (exactly so for a rectangle).
     middles = quads.mean(axis=1, keepdims=True)
     inner = middles + (quads - middles) * (1.0 - 2.0 * OUTLINES.border_inset)
-    steps = np.linspace(0.1, 0.9, 40)[None, None, :, None]
-    starts, ends = inner[:, :, None, :], np.roll(inner, -1, axis=1)[:, :, None, :]
-    points = (starts + steps * (ends - starts)).reshape(len(fitted), -1, 2)
+    points = _side_points(inner)
     h, w = prepared.saturation.shape
     x = np.clip(np.round(points[..., 0]).astype(np.intp), 0, w - 1)
     y = np.clip(np.round(points[..., 1]).astype(np.intp), 0, h - 1)
