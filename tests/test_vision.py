@@ -1149,8 +1149,10 @@ def test_a_show_read_one_card_short_is_looked_at_again_and_what_is_found_checked
     first = np.array(ace.corners[0])
     width = float(np.linalg.norm(quad[1] - quad[0]))
     assert min(np.linalg.norm(first - quad[0]), np.linalg.norm(first - quad[2])) < 0.25 * width
-    # Two cards short, or told four, it does not look again.
-    assert recognise(data, expect=6).to_dict() == alone.to_dict()
+    # Told six, two short, it finds the ace and nothing more: there is no sixth card to find.
+    assert recognise(data, expect=6).to_dict() == told.to_dict()
+    # More cards short than it looks for (SECOND_LOOK_SHORT), or told four, it does not look.
+    assert recognise(data, expect=5 + module.SECOND_LOOK_SHORT).to_dict() == alone.to_dict()
     assert recognise(data, expect=4).to_dict() == alone.to_dict()
 
 
