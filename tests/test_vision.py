@@ -642,6 +642,62 @@ def test_an_index_touching_a_court_picture_frame_is_still_a_glyph() -> None:
     assert 15 <= float(glyphs.sizes[rank][0]) <= 35
 
 
+def test_an_index_touching_a_small_court_cards_frame_between_cards_is_still_a_glyph(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    import vision.detect.glyphs as glyphs_module
+    from vision.detect import (
+        edge_orientation,
+        find_glyphs,
+        glyph_proposals,
+        glyph_sets,
+        joined_index_homographies,
+        pair_homographies,
+        prepare,
+    )
+
+    # A small court card (130 px wide in a 1280 px photo) under two others, only its index
+    # corner showing: its picture's frame shows 50 and 44 px of its sides, shorter than a frame
+    # line in a photo this size (`frame_line_share`: 51 px), and the "K" touches the frame.
+    table = np.full((960, 1280, 3), 40, np.uint8)
+    x, y, ink = 500, 400, (40, 40, 40)
+    cv2.rectangle(table, (x, y), (x + 130, y + 182), (250, 250, 250), -1)
+    cv2.line(table, (x + 18, y + 16), (x + 18, y + 66), ink, 2)
+    cv2.line(table, (x + 18, y + 16), (x + 60, y + 16), ink, 2)
+    cv2.putText(table, "K", (x + 3, y + 34), cv2.FONT_HERSHEY_SIMPLEX, 0.75, ink, 2)
+    diamond = np.array([[x + 9, y + 40], [x + 14, y + 48], [x + 9, y + 56], [x + 4, y + 48]], np.int32)
+    cv2.fillPoly(table, [diamond], ink)
+    for left, top in ((x + 66, y - 30), (x - 40, y + 68)):
+        cv2.rectangle(table, (left, top), (left + 130, top + 182), (250, 250, 250), -1)
+        cv2.rectangle(table, (left, top), (left + 130, top + 182), (90, 90, 90), 1)
+    prepared = prepare(cv2.GaussianBlur(table, (3, 3), 0))
+    everywhere = np.full(prepared.gray.shape, 255, np.uint8)
+
+    def rank_glyphs() -> np.ndarray:
+        glyphs = find_glyphs(prepared, everywhere)
+        # The "K" (its ink spans about x 503-519, y 417-435) as a glyph of its own size.
+        near = np.linalg.norm(glyphs.centres - np.array([511.0, 426.0]), axis=1) < 5
+        return glyphs.sizes[near]
+
+    assert [float(size) for size in rank_glyphs()] == [19.0]
+    # Its pair with the diamond proposes the card's corner, beside (after) all that the glyphs
+    # found before propose: their own budget, so none of those is pushed out.
+    found, more = glyph_sets(prepared, everywhere)
+    assert len(more.sizes) > 0
+    edges = edge_orientation(prepared.gray)
+    before = pair_homographies(found, edges) + joined_index_homographies(found, edges)
+    proposed = [p.homography for p in glyph_proposals(prepared, everywhere)]
+    assert all(np.array_equal(a, b) for a, b in zip(proposed, before, strict=False))
+    quad = np.array([[x, y], [x + 130, y], [x + 130, y + 182], [x, y + 182]], np.float64)
+    assert _best_frame_error(before, quad) > 0.25
+    assert _best_frame_error(proposed[len(before):], quad) < 0.25
+    # Cut at the frame line's length only, the "K" is one blob with the frame.
+    monkeypatch.setattr(glyphs_module, "GLYPHS", dataclasses.replace(
+        glyphs_module.GLYPHS, short_line_share=glyphs_module.GLYPHS.frame_line_share))
+    assert len(rank_glyphs()) == 0
+
+
 def test_a_thick_rank_running_into_its_cards_edge_on_a_dark_table_is_still_a_glyph() -> None:
     from vision.detect import find_glyphs, prepare
 

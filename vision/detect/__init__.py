@@ -29,7 +29,7 @@ from vision.detect.corners import (
     squared_proposals,
     width_guesses,
 )
-from vision.detect.glyphs import GLYPHS, Glyphs, GlyphThresholds, find_glyphs
+from vision.detect.glyphs import GLYPHS, Glyphs, GlyphThresholds, find_glyphs, glyph_sets
 from vision.detect.index_pairs import (
     PAIRS,
     EdgeOrientation,
@@ -88,6 +88,7 @@ __all__ = [
     "frame_homography",
     "glyph_homographies",
     "glyph_proposals",
+    "glyph_sets",
     "joined_index_homographies",
     "lone_proposals",
     "mask_blobs",

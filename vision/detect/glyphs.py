@@ -34,6 +34,12 @@ class GlyphThresholds:
     frame_line_share: float = 0.04
     """Straight thin strokes at least this share of the photo's long side long are frame lines
     around court-card pictures, not print of an index (see `_long_lines`)."""
+    short_line_share: float = 0.02
+    """Straight thin strokes at least this share of the photo's long side long are cut too, for
+    the glyphs looked for again (`glyph_sets`): on a small card (100-150 pixels wide at the
+    working size) the frame around a court card's picture shows shorter than
+    `frame_line_share` between the cards over it, and the index touching it (a king's K) is no
+    glyph until it is cut."""
     table_core_radii: tuple[int, int] = (2, 3)
     """Erosion radii, in pixels, that find dark table (`_dark_table`): strokes up to about twice
     as wide vanish. The first finds narrow table between cards too; the second leaves a thicker
@@ -89,12 +95,22 @@ class Glyphs:
 
 
 def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
-    """Dark or red ink blobs lying on light paper inside `paper_mask` (255 = maybe card).
+    """Every glyph of `glyph_sets`, in one."""
+    found, more = glyph_sets(prepared, paper_mask)
+    return found.plus(more)
+
+
+def glyph_sets(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> tuple[Glyphs, Glyphs]:
+    """Dark or red ink blobs lying on light paper inside `paper_mask` (255 = maybe card): those
+    found with frame lines cut (`frame_line_share`), and those that only cutting the shorter
+    lines too (`short_line_share`) sets free.
 
     Dark table is cut out of the ink first (`_dark_table`), so that an index touching its
     card's edge stands alone. A thick rank touching the edge, or touching a picture frame that
     touches it, can be taken for table with it and vanish; the blobs a coarser cut sets free
-    are looked at again, and those that are glyphs the first look missed are added.
+    are looked at again, and those that are glyphs the first look missed are added to the
+    first set. The short lines' cut can break a big rank's straight stroke, so its glyphs are
+    kept apart (see `vision.detect.index_pairs.glyph_proposals`).
     """
     h, w = prepared.gray.shape
     max_px = GLYPHS.max_share * max(h, w)
@@ -109,12 +125,13 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
     red = (bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])) > GLYPHS.ink_red
     on_paper = ((dark > 0) | red) & (paper_mask > 0)
     table, broad_table = _dark_table(dark, max_px)
-    first = _ink_glyphs(
-        on_paper & (table == 0), gray, paper, max_px, line_px, GLYPHS.paper_brightness * brightest
-    )
+    ink = (on_paper & (table == 0)).astype(np.uint8)
+    cut, min_paper = _erase(ink.copy(), _long_lines(ink, line_px)), GLYPHS.paper_brightness * brightest
+    first = _mask_glyphs(cut, gray, paper, max_px, min_paper)
+    short = _cut_again(ink, cut, gray, paper, max_px, GLYPHS.short_line_share * max(h, w), min_paper)
     freed = (on_paper & (table > 0) & (broad_table == 0)).astype(np.uint8)
     if not freed.any():
-        return first
+        return first, short.where(~_found_before(short, first))
     # Only blobs that a freed pixel belongs to are looked at again: around those pixels, as
     # far as a glyph reaches.
     x, y, box_w, box_h = cv2.boundingRect(freed)
@@ -136,7 +153,8 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
         GLYPHS.freed_paper_brightness * brightest,
     )
     more = again.moved(np.array([x0, y0], np.float64))
-    return first.plus(more.where(~_found_before(more, first)))
+    found = first.plus(more.where(~_found_before(more, first)))
+    return found, short.where(~_found_before(short, found))
 
 
 def _found_before(these: Glyphs, found: Glyphs) -> NDArray[np.bool_]:
@@ -181,9 +199,48 @@ def _ink_glyphs(
 ) -> Glyphs:
     """The components of `ink`, long thin lines cut away (`_long_lines`), that are shaped like
     glyphs and are crisp ink on paper at least `min_paper` bright."""
-    h, w = gray.shape
     mask = ink.astype(np.uint8)
-    mask = _erase(mask, _long_lines(mask, line_px))
+    return _mask_glyphs(_erase(mask, _long_lines(mask, line_px)), gray, paper, max_px, min_paper)
+
+
+def _cut_again(
+    ink: NDArray[np.uint8],
+    cut: NDArray[np.uint8],
+    gray: NDArray[np.uint8],
+    paper: NDArray[np.uint8],
+    max_px: float,
+    line_px: float,
+    min_paper: float,
+) -> Glyphs:
+    """The glyphs (`_mask_glyphs`) among the components that cutting `ink`'s thin straight lines
+    at least `line_px` long out of `cut` (`ink` with its longer lines cut) leaves beside a cut:
+    only those can be new."""
+    shorter = _erase(cut.copy(), _long_lines(ink, line_px))
+    severed = cv2.dilate(cv2.subtract(cut, shorter), np.ones((3, 3), np.uint8))
+    _, labels = cv2.connectedComponents(shorter, connectivity=8)
+    touched = np.zeros(int(labels.max()) + 1, np.bool_)
+    touched[labels[severed > 0]] = True
+    touched[0] = False
+    mask = touched[labels].astype(np.uint8)
+    x, y, box_w, box_h = cv2.boundingRect(mask)
+    if not box_w:
+        return Glyphs(np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+    # Read where the new components lie: the whole photo costs as much as the first look.
+    around = np.s_[y : y + box_h, x : x + box_w]
+    found = _mask_glyphs(mask[around], gray[around], paper[around], max_px, min_paper)
+    return found.moved(np.array([x, y], np.float64))
+
+
+def _mask_glyphs(
+    mask: NDArray[np.uint8],
+    gray: NDArray[np.uint8],
+    paper: NDArray[np.uint8],
+    max_px: float,
+    min_paper: float,
+) -> Glyphs:
+    """The components of the 0/1 `mask` that are shaped like glyphs and are crisp ink on paper at
+    least `min_paper` bright."""
+    h, w = gray.shape
     count, found, stats, middles = cv2.connectedComponentsWithStats(mask, connectivity=8)
     labels = np.asarray(found, np.int32)
     centres = np.asarray(middles, np.float64)

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.detect.glyphs import GLYPHS, Glyphs, find_glyphs, rows_at_once
+from vision.detect.glyphs import GLYPHS, Glyphs, glyph_sets, rows_at_once
 from vision.detect.prepare import Prepared
 from vision.detect.proposal import Proposal, Stage, lone_proposals
 from vision.geometry import corner_homography, quarter_turn
@@ -63,6 +63,11 @@ class IndexPairThresholds:
     """Length of a joined index in rank-glyph heights (rank, gap, suit of a typical index)."""
     max_joined: int = 60
     """Upper bound on joined-index components read per photo, the most index-like first."""
+    max_short_line_pairs: int = 20
+    """Upper bound on the glyph pairs read per photo that have a glyph only shorter lines'
+    cut sets free (`vision.detect.glyphs.glyph_sets`), beside `max_glyph_pairs`."""
+    max_short_line_joined: int = 10
+    """Upper bound on those glyphs read as joined indices, beside `max_joined`."""
 
 
 PAIRS = IndexPairThresholds()
@@ -123,7 +128,9 @@ def glyph_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[n
     return pair_homographies(glyphs, edges) + joined_index_homographies(glyphs, edges)
 
 
-def pair_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np.float64]]:
+def pair_homographies(
+    glyphs: Glyphs, edges: EdgeOrientation, new_from: int | None = None, at_most: int | None = None
+) -> list[NDArray[np.float64]]:
     """Card frames for the most index-like rank-above-suit pairs of glyphs.
 
     The pair says roughly which way is down (rank to suit; decks set the suit a little to one
@@ -133,7 +140,8 @@ def pair_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np
     the rank-to-suit direction is proposed as well when the two differ. The rank's size gives the card's
     size and the frame's corner is placed where the median deck puts it. Pairs are ranked by
     how typical their size ratio and spacing are (pips pair up too, but are equal in size and
-    further apart) and at most `PAIRS.max_glyph_pairs` are kept.
+    further apart) and at most `at_most` (`PAIRS.max_glyph_pairs`) are kept. `new_from`: only
+    the pairs with a glyph numbered that or above (those `glyph_sets` found again).
     """
     centres, sizes = glyphs.centres.astype(np.float32), glyphs.sizes.astype(np.float32)
     n = len(sizes)
@@ -178,13 +186,18 @@ def pair_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np
             np.log(spacing[row, column] / PAIRS.typical_spacing)
         )
         found.append((row + start, column, dx[row, column], dy[row, column], oddness))
-    ranks = np.concatenate([f[0] for f in found])
-    if ranks.size == 0:
-        return []
+    ranks, suits = np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
     down_x, down_y = np.concatenate([f[2] for f in found]), np.concatenate([f[3] for f in found])
     oddness = np.concatenate([f[4] for f in found])
+    if new_from is not None:
+        # A rank is one glyph (numbered as the glyphs) or two side by side (after those).
+        rank_glyphs = np.concatenate([np.arange(n), first]), np.concatenate([np.arange(n), second])
+        new = (rank_glyphs[0][ranks] >= new_from) | (rank_glyphs[1][ranks] >= new_from) | (suits >= new_from)
+        ranks, down_x, down_y, oddness = ranks[new], down_x[new], down_y[new], oddness[new]
+    if ranks.size == 0:
+        return []
     homographies = []
-    for k in np.argsort(oddness, kind="stable")[: PAIRS.max_glyph_pairs]:
+    for k in np.argsort(oddness, kind="stable")[: PAIRS.max_glyph_pairs if at_most is None else at_most]:
         r = ranks[k]
         towards = math.atan2(float(down_y[k]), float(down_x[k]))
         centre = rank_centres[r].astype(np.float64)
@@ -192,7 +205,9 @@ def pair_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np
     return homographies
 
 
-def joined_index_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[np.float64]]:
+def joined_index_homographies(
+    glyphs: Glyphs, edges: EdgeOrientation, at_most: int | None = None
+) -> list[NDArray[np.float64]]:
     """Card frames for single ink components shaped like a whole index (rank and suit joined).
 
     Either end of the long axis may be the rank, so both ways are proposed; the most typically
@@ -208,7 +223,7 @@ def joined_index_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[ND
     chosen = np.nonzero(ok)[0]
     typical = math.sqrt(PAIRS.joined_elongation[0] * PAIRS.joined_elongation[1])
     chosen = chosen[np.argsort(np.abs(np.log(elongation[chosen] / typical)), kind="stable")][
-        : PAIRS.max_joined
+        : PAIRS.max_joined if at_most is None else at_most
     ]
     homographies = []
     for k in chosen:
@@ -254,8 +269,16 @@ def _index_frames(
 def glyph_proposals(prepared: Prepared, paper: NDArray[np.uint8]) -> list[Proposal]:
     """Index corners placed from rank-above-suit glyph pairs and from joined indices on `paper`
     (see `paper_regions`), for cards whose outline is lost."""
-    glyphs = find_glyphs(prepared, paper)
+    glyphs, more = glyph_sets(prepared, paper)
     edges = edge_orientation(prepared.gray)
-    return lone_proposals(pair_homographies(glyphs, edges), Stage.GLYPH_PAIR) + lone_proposals(
+    found = lone_proposals(pair_homographies(glyphs, edges), Stage.GLYPH_PAIR) + lone_proposals(
         joined_index_homographies(glyphs, edges), Stage.JOINED_INDEX
     )
+    if not len(more.sizes):
+        return found
+    # The glyphs found again, with shorter lines cut, have their own pairs and their own
+    # budget: counted with the others they would push the likeliest of those out.
+    every = glyphs.plus(more)
+    pairs = pair_homographies(every, edges, len(glyphs.sizes), PAIRS.max_short_line_pairs)
+    joined = joined_index_homographies(more, edges, PAIRS.max_short_line_joined)
+    return found + lone_proposals(pairs, Stage.GLYPH_PAIR) + lone_proposals(joined, Stage.JOINED_INDEX)
