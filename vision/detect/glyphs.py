@@ -140,12 +140,8 @@ def glyph_sets(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> tuple[Glyph
     x1, y1 = min(x + box_w + reach, w), min(y + box_h + reach, h)
     around = np.s_[y0:y1, x0:x1]
     left = (on_paper[around] & (broad_table[around] == 0)).astype(np.uint8)
-    _, labels = cv2.connectedComponents(left, connectivity=8)
-    touched = np.zeros(int(labels.max()) + 1, np.bool_)
-    touched[labels[freed[around] > 0]] = True
-    touched[0] = False
     again = _ink_glyphs(
-        touched[labels],
+        _components_touching(left, freed[around] > 0),
         gray[around],
         paper[around],
         max_px,
@@ -217,11 +213,7 @@ def _cut_again(
     only those can be new."""
     shorter = _erase(cut.copy(), _long_lines(ink, line_px))
     severed = cv2.dilate(cv2.subtract(cut, shorter), np.ones((3, 3), np.uint8))
-    _, labels = cv2.connectedComponents(shorter, connectivity=8)
-    touched = np.zeros(int(labels.max()) + 1, np.bool_)
-    touched[labels[severed > 0]] = True
-    touched[0] = False
-    mask = touched[labels].astype(np.uint8)
+    mask = _components_touching(shorter, severed > 0).astype(np.uint8)
     x, y, box_w, box_h = cv2.boundingRect(mask)
     if not box_w:
         return Glyphs(np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
@@ -229,6 +221,15 @@ def _cut_again(
     around = np.s_[y : y + box_h, x : x + box_w]
     found = _mask_glyphs(mask[around], gray[around], paper[around], max_px, min_paper)
     return found.moved(np.array([x, y], np.float64))
+
+
+def _components_touching(mask: NDArray[np.uint8], seeds: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """The pixels of the components of `mask` (8-connected) that a `seeds` pixel lies on."""
+    _, labels = cv2.connectedComponents(mask, connectivity=8)
+    touched = np.zeros(int(labels.max()) + 1, np.bool_)
+    touched[labels[seeds]] = True
+    touched[0] = False
+    return np.asarray(touched[labels], np.bool_)
 
 
 def _mask_glyphs(
