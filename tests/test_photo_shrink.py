@@ -116,7 +116,9 @@ CROWDED = "deal"
 70 % of the cards and reads the rest at the edge of what it can: any re-encoding flips a few of
 them either way. With the perceptrons trained in PyTorch, the seven photos re-saved at 12 MP (JPEG
 90) give 255 right cards, the shrunk copies 253 at quality 92 (244 at 0.85, the first setting),
-and no false card in any."""
+and no false card in any; with the glyphs looked for again among shorter lines cut (8084e95), 257
+and 254. All seven are read: every other one (deal1, 3, 5, 7) gave 142 and 138, then 143 and 138,
+a flip of one card at the 97 % bar, where all seven are at 99 %."""
 
 
 EVERY = 1 if os.environ.get("MUGGINS_SHRINK_ALL") else 4
@@ -142,7 +144,7 @@ def test_the_shrunk_photo_reads_as_the_original(path: Path) -> None:
 
 
 def test_crowded_fans_shrunk_read_as_well_as_the_original_saved_again() -> None:
-    photos = [p for p in _shared_photos() if p.name.startswith(CROWDED)][::2 if EVERY > 1 else 1]
+    photos = [p for p in _shared_photos() if p.name.startswith(CROWDED)]
     if not photos:
         pytest.skip(f"evaluation photos not present at {SHARED_CARDS}")
     right_shrunk = right_resaved = 0
