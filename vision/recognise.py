@@ -332,8 +332,9 @@ def recognise(
     lap("merge")
     if expect is not None and 0 < expect - len(kept) <= SECOND_LOOK_SHORT:
         # One card at a time, each found card then explaining its own lone readings.
+        moved: MovedFrames = {}
         for _ in range(expect - len(kept)):
-            missed = second_look(pyramid, candidates, kept, model)
+            missed = second_look(pyramid, candidates, kept, model, moved)
             if missed is None:
                 break
             kept.append(missed)
@@ -454,15 +455,26 @@ def read_at_both_ends(candidates: list[Candidate]) -> list[Quad]:
     return both
 
 
+MovedFrames = dict[int, tuple[CardReading, NDArray[np.float64]]]
+"""What `second_look` found moving each lone reading's frame (by its place in the candidates):
+the surest reading of its card and the frame that gave it."""
+
+
 def second_look(
-    pyramid: list[NDArray[np.uint8]], candidates: list[Candidate], kept: list[Candidate], model: IndexModel
+    pyramid: list[NDArray[np.uint8]],
+    candidates: list[Candidate],
+    kept: list[Candidate],
+    model: IndexModel,
+    moved: MovedFrames | None = None,
 ) -> Candidate | None:
     """The card most likely missed in a photo read short of the count it was told to expect
     (`kept`: the cards read, and any found by looking again before), or None: of the lone
     readings that no kept card explains (another code, elsewhere), each frame is moved as
     `SECOND_LOOK_MOVES` says while the same card reads more surely, and the surest is taken if
     it then reads the card surely (`UNSURE_BELOW`), with the confidence
-    `SECOND_LOOK_CONFIDENCE`, which asks the player to check it.
+    `SECOND_LOOK_CONFIDENCE`, which asks the player to check it. `moved`: what earlier looks
+    at the same `candidates` found, kept there and added to (each frame's moves depend on its
+    own readings only, so a reading moved once is not moved again).
 
     A fanned or overlapping card's lone corner is often framed a little off (its size guessed
     from one corner or from the print), and reads too weakly to count. Moving frames until
@@ -477,16 +489,38 @@ def second_look(
     held hands."""
     names = {k.reading.card for k in kept}
     loose = [
-        c
-        for c in candidates
+        i
+        for i, c in enumerate(candidates)
         if not c.whole
         and c.reading.presence >= MIN_PRESENCE
         and c.reading.card not in names
         and not any(same_card(k, c) for k in kept)
     ]
-    loose = sorted(loose, key=lambda c: -c.reading.confidence)[:SECOND_LOOK_AT_MOST]
+    loose = sorted(loose, key=lambda i: -candidates[i].reading.confidence)[:SECOND_LOOK_AT_MOST]
     if not loose:
         return None
+    if moved is None:
+        moved = {}
+    fresh = [i for i in loose if i not in moved]
+    if fresh:
+        moved.update(zip(fresh, _moved_frames(pyramid, [candidates[i] for i in fresh], model), strict=True))
+    surest = max(loose, key=lambda i: moved[i][0].confidence)
+    reading, frame = moved[surest]
+    if reading.confidence < UNSURE_BELOW:
+        return None
+    return replace(
+        candidates[surest],
+        reading=reading,
+        quad=card_corners_from_frame(frame),
+        confidence=SECOND_LOOK_CONFIDENCE,
+    )
+
+
+def _moved_frames(
+    pyramid: list[NDArray[np.uint8]], loose: list[Candidate], model: IndexModel
+) -> list[tuple[CardReading, NDArray[np.float64]]]:
+    """Each of the `loose` readings' frames moved as `SECOND_LOOK_MOVES` says, a step at a time,
+    while its card reads more surely: the surest reading and its frame."""
     frames = [card_homography(c.quad) for c in loose]
     best = [c.reading for c in loose]
     for step in SECOND_LOOK_MOVES:
@@ -498,15 +532,7 @@ def second_look(
             reading = fuse([IndexReading(rank[k], suit[k])])
             if reading.card == loose[i].reading.card and reading.confidence > best[i].confidence:
                 best[i], frames[i] = reading, frame
-    surest = max(range(len(loose)), key=lambda i: best[i].confidence)
-    if best[surest].confidence < UNSURE_BELOW:
-        return None
-    return replace(
-        loose[surest],
-        reading=best[surest],
-        quad=card_corners_from_frame(frames[surest]),
-        confidence=SECOND_LOOK_CONFIDENCE,
-    )
+    return list(zip(best, frames, strict=True))
 
 
 def _frame_move(scale: float, x: float, y: float, turn: float) -> NDArray[np.float64]:
