@@ -570,39 +570,6 @@ def test_an_ace_with_its_suit_tucked_under_it_is_proposed_at_its_corner(angle: f
     assert _best_frame_error(pair_homographies(glyphs, edges), quad) < 0.25
 
 
-def _king_over_heart(card: np.ndarray) -> None:
-    """Index: a "K" 30 px tall, 20 px wide, with a heart apart under it."""
-    cv2.line(card, (10, 10), (10, 40), RED_INK, 3)
-    cv2.line(card, (11, 25), (30, 10), RED_INK, 3)
-    cv2.line(card, (15, 21), (31, 40), RED_INK, 3)
-    _heart(card, 20, 52, lobe=4)
-
-
-@pytest.mark.parametrize("angle", [30.0, 35.0, 215.0])
-def test_a_turned_ranks_pair_is_sized_as_the_upright_one(
-    angle: float, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import dataclasses
-
-    import vision.detect.index_pairs as index_pairs
-    from vision.detect import pair_homographies
-
-    image, quad = _card_on_table(0.0, _king_over_heart)
-    glyphs, edges, near = _glyphs_near_index(image, quad)
-    assert float(glyphs.sizes[near].max()) == 35.0
-    assert _best_frame_error(pair_homographies(glyphs, edges), quad) < 0.05
-    image, quad = _card_on_table(angle, _king_over_heart)
-    glyphs, edges, near = _glyphs_near_index(image, quad)
-    # Turned, the K's box is a sixth or more bigger than upright; its length is not.
-    assert near.sum() == 2
-    assert float(glyphs.sizes[near].max()) >= 41.0
-    assert _best_frame_error(pair_homographies(glyphs, edges), quad) < 0.05
-    # Sized by its box, the frame is as much too big: a sixth of a card width and more off.
-    boxes_only = dataclasses.replace(index_pairs.PAIRS, turned_size=float("inf"))
-    monkeypatch.setattr(index_pairs, "PAIRS", boxes_only)
-    assert _best_frame_error(pair_homographies(glyphs, edges), quad) > 0.15
-
-
 @pytest.mark.parametrize("angle", [0.0, 180.0, 250.0])
 def test_a_narrow_jack_joined_to_its_suit_is_proposed_at_its_corner(angle: float) -> None:
     from vision.detect import joined_index_homographies
@@ -1219,26 +1186,26 @@ def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
 
 
 def test_a_show_read_one_card_short_is_looked_at_again_and_what_is_found_checked() -> None:
-    # This show's king of hearts is found only as a lone corner framed a little off, which
+    # This show's ace of diamonds is found only as a lone corner framed a little off, which
     # reads it too weakly to count. Told the show holds five, the recogniser looks again there.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
-    photo = render_show(40_220, harsh=False)
+    photo = render_show(40_123, harsh=False)
     data = photo.jpeg_bytes()
     alone = recognise(data)
-    assert sorted(d.card for d in alone.cards) == sorted(set(photo.cards) - {"KH"})
+    assert sorted(d.card for d in alone.cards) == sorted(set(photo.cards) - {"AD"})
     told = recognise(data, expect=5)
     assert sorted(d.card for d in told.cards) == sorted(photo.cards)
-    king = next(d for d in told.cards if d.card == "KH")
+    ace = next(d for d in told.cards if d.card == "AD")
     # What the second look finds is never called sure: the player is asked to check it.
-    assert king.confidence < module.UNSURE_BELOW
-    assert any("not sure of KH" in w for w in told.warnings)
+    assert ace.confidence < module.UNSURE_BELOW
+    assert any("not sure of AD" in w for w in told.warnings)
     assert told.to_dict()["cards"][:4] == alone.to_dict()["cards"]
-    # At the king's index corner (top-left or bottom-right, turned half round).
-    quad = photo.quads[photo.cards.index("KH")]
-    first = np.array(king.corners[0])
+    # At the ace's index corner (top-left or bottom-right, turned half round).
+    quad = photo.quads[photo.cards.index("AD")]
+    first = np.array(ace.corners[0])
     width = float(np.linalg.norm(quad[1] - quad[0]))
     assert min(np.linalg.norm(first - quad[0]), np.linalg.norm(first - quad[2])) < 0.25 * width
-    # Told six, two short, it finds the king and nothing more: there is no sixth card to find.
+    # Told six, two short, it finds the ace and nothing more: there is no sixth card to find.
     assert recognise(data, expect=6).to_dict() == told.to_dict()
     # More cards short than it looks for (SECOND_LOOK_SHORT), or told four, it does not look.
     assert recognise(data, expect=5 + module.SECOND_LOOK_SHORT).to_dict() == alone.to_dict()

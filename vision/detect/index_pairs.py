@@ -68,19 +68,6 @@ class IndexPairThresholds:
     cut sets free (`vision.detect.glyphs.glyph_sets`), beside `max_glyph_pairs`."""
     max_short_line_joined: int = 10
     """Upper bound on those glyphs read as joined indices, beside `max_joined`."""
-    turned_size: float = 1.1
-    """A glyph's size, for pairing, is its bounding box's longer side but at most this many
-    times its length along its long axis (`Glyphs.lengths`, from its second moments). The box
-    of a rank turned 20-45 degrees, as in a fan held in the hand, is up to a fifth bigger than
-    upright, and its suit then looks too small for it (or the pair too odd to be among the
-    `max_glyph_pairs` kept); the length does not turn with the card. Upright, a glyph's length
-    is 0.8-1.15 of its box, so most upright glyphs keep their box. On 320 development hands
-    held fanned (seeds 6,100,001, 6,150,001, 6,200,001 and 6,250,001, 80 each), told their
-    count: 4 more exact, 5 cards more and 1 fewer (on a hand read three short), no wrong card;
-    240 development shows (typical, harsh, starter apart) read the same cards. Capped at 1.0:
-    one more exact hand but 4 cards lost; capped for elongated glyphs only (ranks, not
-    suits), or each box turned upright as a bar's would be: fewer found, and the latter read a
-    false card on 160 of those hands."""
 
 
 PAIRS = IndexPairThresholds()
@@ -151,14 +138,12 @@ def pair_homographies(
     say it exactly: of the four directions a quarter turn apart that they give, the one
     nearest the rank-to-suit direction is down. In a fan the edges of several cards mix, so
     the rank-to-suit direction is proposed as well when the two differ. The rank's size gives the card's
-    size (`turned_size`: as turned cards' ranks have it too) and the frame's corner is placed
-    where the median deck puts it. Pairs are ranked by
+    size and the frame's corner is placed where the median deck puts it. Pairs are ranked by
     how typical their size ratio and spacing are (pips pair up too, but are equal in size and
     further apart) and at most `at_most` (`PAIRS.max_glyph_pairs`) are kept. `new_from`: only
     the pairs with a glyph numbered that or above (those `glyph_sets` found again).
     """
     centres, sizes = glyphs.centres.astype(np.float32), glyphs.sizes.astype(np.float32)
-    sizes = np.minimum(sizes, PAIRS.turned_size * glyphs.lengths.astype(np.float32))
     n = len(sizes)
     if n < 2:
         return []
