@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 import threadpoolctl  # noqa: E402
 
 from vision.classify import default_model  # noqa: E402
-from vision.evaluate import EVALUATION_SEED, SHOW_SIZE, split_prefixes  # noqa: E402
+from vision.evaluate import EVALUATION_SEED, NO_SVG_DECKS, SHOW_SIZE, split_prefixes  # noqa: E402
 from vision.recognise import READING_THREADS, Laps, recognise  # noqa: E402
 from vision.synth import full_library, render_show  # noqa: E402
 
@@ -54,13 +54,16 @@ def shared_sets(folder: Path) -> dict[str, list[bytes]]:
     return sets
 
 
-def generated_shows(count: int) -> tuple[list[bytes], int]:
+def generated_shows(count: int) -> tuple[list[bytes], int, str]:
     """`count` generated shows (typical camera), as `vision.evaluate --synthetic` reads them,
-    and how many cards a show holds (the hand and the starter: what the count page expects)."""
+    how many cards a show holds (the hand and the starter: what the count page expects), and
+    what faces they were drawn from (`FaceLibrary.summary`)."""
     library = full_library(EVALUATION_SEED)
+    if not library.svg:
+        print(NO_SVG_DECKS, file=sys.stderr)
     shows = [render_show(EVALUATION_SEED + i, library, SHOW_SIZE, harsh=False) for i in range(count)]
     (cards,) = {len(show.cards) for show in shows}
-    return [show.jpeg_bytes() for show in shows], cards
+    return [show.jpeg_bytes() for show in shows], cards, library.summary()
 
 
 def measure(photos: Sequence[bytes], expect: int | None = None) -> tuple[Laps, Laps]:
@@ -90,8 +93,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     default_model()
     sets = shared_sets(args.photos) if args.photos.is_dir() else {}
     expects: dict[str, int] = {}
+    faces = ""
     if args.shows:
-        shows, cards = generated_shows(args.shows)
+        shows, cards, library = generated_shows(args.shows)
+        faces = f"; generated shows' faces: {library}"
         sets[f"generated shows, {SHOW_SIZE[0]} px"] = shows
         told = f"the same, told to expect {cards} (the count page)"
         sets[told], expects[told] = shows, cards
@@ -99,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     measured = {name: alone for name, (alone, _) in both.items()}
     names = list(measured)
     stages = list(next(iter(measured.values())).ms)
-    print(f"OpenCV and BLAS threads: {args.threads}; milliseconds per photo, median over the set\n")
+    print(f"OpenCV and BLAS threads: {args.threads}; milliseconds per photo, median over the set{faces}\n")
     columns = " | ".join(f"{name} ({len(sets[name])})" for name in names)
     print(f"| stage (one reading thread) | {columns} |")
     print("| --- |" + " ---: |" * len(names))

@@ -1363,6 +1363,23 @@ def test_targets_on_shared_photos() -> None:
     assert singles.right / singles.truth >= 0.98
 
 
+def test_the_evaluation_says_what_faces_its_generated_photos_have(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Without Debian's card decks the generated photos have procedural faces only, and their
+    # rows measure other faces than a run with the decks: the evaluation says so.
+    import vision.evaluate as evaluate
+    from vision.synth import FaceLibrary, procedural_library
+
+    monkeypatch.setattr(evaluate, "full_library", lambda seed: procedural_library(seed))
+    assert evaluate.main(["--synthetic", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "Generated photos' faces: 0 SVG decks, 24 procedural styles" in out
+    assert "no SVG deck is installed" in err
+    decks = FaceLibrary(svg=[("kde-standard", {}), ("npm-svg-cards", {})], styles=[])
+    assert decks.summary() == "2 SVG decks, 0 procedural styles"
+
+
 def test_random_is_not_used_at_module_level() -> None:
     # The generator takes explicit seeds: two renders of one seed are identical.
     first = render_show(TEST_SEEDS[0], harsh=False).image

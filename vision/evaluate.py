@@ -236,6 +236,14 @@ def _tally_generated(
     return tally, starters
 
 
+NO_SVG_DECKS = (
+    "warning: no SVG deck is installed (Debian's gnome-cards-data, kdegames-card-data-kf5 and "
+    "librsvg2-bin; npm's svg-cards, fetched on first use): the generated photos have procedural "
+    "faces only, and their rows cannot be compared with a run that had the decks"
+)
+"""Said when the generated photos lack the SVG decks (`vision.synth.full_library`): their rows
+then measure other faces."""
+
 HELD_SEED = EVALUATION_SEED + 600_000
 """First seed of the held hands (`--held`); training uses none of the evaluation seeds."""
 
@@ -287,6 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.synthetic or args.large or args.held:
         library = full_library(EVALUATION_SEED)
+        print(f"Generated photos' faces: {library.summary()}")
+        if not library.svg:
+            print(NO_SVG_DECKS, file=sys.stderr)
         told = "" if args.expect is None else f", told {args.expect} cards"
         if args.synthetic:
             for name, harsh, apart in (
