@@ -126,9 +126,11 @@ def glyph_sets(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> tuple[Glyph
     on_paper = ((dark > 0) | red) & (paper_mask > 0)
     table, broad_table = _dark_table(dark, max_px)
     ink = (on_paper & (table == 0)).astype(np.uint8)
-    cut, min_paper = _erase(ink.copy(), _long_lines(ink, line_px)), GLYPHS.paper_brightness * brightest
+    # The frame lines and the shorter lines are looked for in the same thin strokes.
+    thin = _thin_strokes(ink)
+    cut, min_paper = _erase(ink.copy(), _straight_lines(thin, line_px)), GLYPHS.paper_brightness * brightest
     first = _mask_glyphs(cut, gray, paper, max_px, min_paper)
-    short = _cut_again(ink, cut, gray, paper, max_px, GLYPHS.short_line_share * max(h, w), min_paper)
+    short = _cut_again(thin, cut, gray, paper, max_px, GLYPHS.short_line_share * max(h, w), min_paper)
     freed = (on_paper & (table > 0) & (broad_table == 0)).astype(np.uint8)
     if not freed.any():
         return first, short.where(~_found_before(short, first))
@@ -200,7 +202,7 @@ def _ink_glyphs(
 
 
 def _cut_again(
-    ink: NDArray[np.uint8],
+    thin: NDArray[np.uint8],
     cut: NDArray[np.uint8],
     gray: NDArray[np.uint8],
     paper: NDArray[np.uint8],
@@ -208,10 +210,10 @@ def _cut_again(
     line_px: float,
     min_paper: float,
 ) -> Glyphs:
-    """The glyphs (`_mask_glyphs`) among the components that cutting `ink`'s thin straight lines
-    at least `line_px` long out of `cut` (`ink` with its longer lines cut) leaves beside a cut:
-    only those can be new."""
-    shorter = _erase(cut.copy(), _long_lines(ink, line_px))
+    """The glyphs (`_mask_glyphs`) among the components that cutting the straight lines at least
+    `line_px` long in the ink's `thin` strokes (`_thin_strokes`) out of `cut` (the ink with its
+    longer lines cut) leaves beside a cut: only those can be new."""
+    shorter = _erase(cut.copy(), _straight_lines(thin, line_px))
     severed = cv2.dilate(cv2.subtract(cut, shorter), np.ones((3, 3), np.uint8))
     mask = _components_touching(shorter, severed > 0).astype(np.uint8)
     x, y, box_w, box_h = cv2.boundingRect(mask)
@@ -273,9 +275,17 @@ def _long_lines(ink: NDArray[np.uint8], min_length: float) -> NDArray[np.int32]:
     rank is one big component and no longer a glyph. Glyph strokes are short or curved, so
     cutting the long straight thin lines sets the index free and leaves glyphs whole.
     """
-    # Strokes up to about four pixels wide do not survive a 5 x 5 opening: those are thin.
+    return _straight_lines(_thin_strokes(ink), min_length)
+
+
+def _thin_strokes(ink: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The strokes of `ink` up to about four pixels wide: those a 5 x 5 opening removes."""
     square = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
-    thin = cv2.subtract(ink, cv2.morphologyEx(ink, cv2.MORPH_OPEN, square))
+    return np.asarray(cv2.subtract(ink, cv2.morphologyEx(ink, cv2.MORPH_OPEN, square)), np.uint8)
+
+
+def _straight_lines(thin: NDArray[np.uint8], min_length: float) -> NDArray[np.int32]:
+    """The straight lines at least `min_length` long in the `thin` strokes (see `_long_lines`)."""
     length = max(int(min_length), 8)
     lines = cv2.HoughLinesP(thin, 1, math.pi / 360, threshold=length // 2, minLineLength=length, maxLineGap=2)
     return np.zeros((0, 4), np.int32) if lines is None else np.asarray(lines[:, 0], np.int32)
