@@ -37,9 +37,9 @@ import numpy as np  # noqa: E402
 import threadpoolctl  # noqa: E402
 
 from vision.classify import default_model  # noqa: E402
-from vision.evaluate import EVALUATION_SEED, NO_SVG_DECKS, SHOW_SIZE, split_prefixes  # noqa: E402
+from vision.evaluate import EVALUATION_SEED, SHOW_SIZE, evaluation_library, split_prefixes  # noqa: E402
 from vision.recognise import READING_THREADS, Laps, recognise  # noqa: E402
-from vision.synth import full_library, render_show  # noqa: E402
+from vision.synth import render_show  # noqa: E402
 
 
 def shared_sets(folder: Path) -> dict[str, list[bytes]]:
@@ -58,9 +58,7 @@ def generated_shows(count: int) -> tuple[list[bytes], int, str]:
     """`count` generated shows (typical camera), as `vision.evaluate --synthetic` reads them,
     how many cards a show holds (the hand and the starter: what the count page expects), and
     what faces they were drawn from (`FaceLibrary.summary`)."""
-    library = full_library(EVALUATION_SEED)
-    if not library.svg:
-        print(NO_SVG_DECKS, file=sys.stderr)
+    library = evaluation_library()
     shows = [render_show(EVALUATION_SEED + i, library, SHOW_SIZE, harsh=False) for i in range(count)]
     (cards,) = {len(show.cards) for show in shows}
     return [show.jpeg_bytes() for show in shows], cards, library.summary()

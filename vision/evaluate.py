@@ -244,6 +244,15 @@ NO_SVG_DECKS = (
 """Said when the generated photos lack the SVG decks (`vision.synth.full_library`): their rows
 then measure other faces."""
 
+
+def evaluation_library() -> FaceLibrary:
+    """The faces the generated photos are drawn from (`full_library` at `EVALUATION_SEED`),
+    with `NO_SVG_DECKS` said on stderr when it has no SVG deck."""
+    library = full_library(EVALUATION_SEED)
+    if not library.svg:
+        print(NO_SVG_DECKS, file=sys.stderr)
+    return library
+
 HELD_SEED = EVALUATION_SEED + 600_000
 """First seed of the held hands (`--held`); training uses none of the evaluation seeds."""
 
@@ -294,10 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.synthetic or args.large or args.held:
-        library = full_library(EVALUATION_SEED)
+        library = evaluation_library()
         print(f"Generated photos' faces: {library.summary()}")
-        if not library.svg:
-            print(NO_SVG_DECKS, file=sys.stderr)
         told = "" if args.expect is None else f", told {args.expect} cards"
         if args.synthetic:
             for name, harsh, apart in (
