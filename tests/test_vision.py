@@ -1152,37 +1152,57 @@ def test_a_photo_read_on_two_threads_reads_as_on_one(
 def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
         shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch) -> None:
     # Told a show holds five cards, the recogniser stops after the whole outlines when they read
-    # five distinct cards surely; any other photo is read in full, to the same answer as without.
+    # five distinct cards surely, or else after the blobs' corners when those do; any other
+    # photo is read in full, to the same answer as without.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
-    masked: list[int] = []
-    real_masks = module.card_masks
+    made: list[str] = []
+    for name in ("card_masks", "segment_proposals"):
+        real = getattr(module, name)
 
-    def noting_masks(prepared: object) -> object:
-        masked.append(1)
-        return real_masks(prepared)
+        def noting(*args: object, real: Callable[..., object] = real, name: str = name) -> object:
+            made.append(name)
+            return real(*args)
 
-    monkeypatch.setattr(module, "card_masks", noting_masks)
-    skipped = 0
+        monkeypatch.setattr(module, name, noting)
+    ways: list[str] = []
     for photo, full in shows:
-        laps = module.Laps()
-        masked.clear()
-        told = recognise(photo.jpeg_bytes(), expect=5, laps=laps)  # type: ignore[attr-defined]
+        made.clear()
+        told = recognise(photo.jpeg_bytes(), expect=5)  # type: ignore[attr-defined]
         assert sorted(d.card for d in told.cards) == sorted(photo.cards)  # type: ignore[attr-defined]
-        if laps.proposals["lone"] == [0]:
-            skipped += 1
-            # The edges' outlines alone read them: the other card masks were never made.
-            assert not masked
+        if "segment_proposals" in made:
+            ways.append("in full")
+            assert told.to_dict() == full.to_dict()
+        else:
+            # The edges' outlines alone read them (the other card masks never made), or those
+            # and the blobs' corners (the glyphs never read): every card sure, and the starter
+            # lying apart found as in the full reading.
+            ways.append("corners" if made else "edges")
             assert all(d.confidence >= module.UNSURE_BELOW for d in told.cards)
             assert not told.warnings
-            # The starter lying apart is found from the outlines, as in the full reading.
-            assert full.starter is not None and told.starter is not None
-            assert told.cards[told.starter].card == full.cards[full.starter].card
-        else:
-            assert told.to_dict() == full.to_dict()
+            assert (told.starter is None) == (full.starter is None)
+            if full.starter is not None and told.starter is not None:
+                assert told.cards[told.starter].card == full.cards[full.starter].card
         # Another count than the photo holds is read in full.
         assert recognise(photo.jpeg_bytes(), expect=4).to_dict() == full.to_dict()  # type: ignore[attr-defined]
-    # The test's three shows: one with its five cards apart, two with cards overlapping.
-    assert skipped == 1
+    # The test's three shows: one with its five cards apart, two with cards overlapping, in
+    # one of them only at their edges.
+    assert ways == ["corners", "edges", "in full"]
+
+
+def test_a_glyph_search_no_longer_wanted_stops() -> None:
+    # Told a count, the glyphs are looked for on the second thread while the blobs' corners are
+    # read; when those suffice, the reading sets `stop` and the search stops at its next step.
+    import threading
+
+    from vision.detect import Stopped, card_masks, glyph_proposals, paper_regions, prepare
+
+    prepared = prepare(load_image(render_show(40_002, harsh=False).jpeg_bytes()).pixels)
+    paper = paper_regions(card_masks(prepared))
+    stop = threading.Event()
+    assert glyph_proposals(prepared, paper, stop)
+    stop.set()
+    with pytest.raises(Stopped):
+        glyph_proposals(prepared, paper, stop)
 
 
 def test_a_show_read_one_card_short_is_looked_at_again_and_what_is_found_checked() -> None:

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from threading import Event
 from typing import Generic, TypeVar
 
 import cv2
@@ -183,7 +184,12 @@ _T = TypeVar("_T")
 
 FrameReadings = dict[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]]
 """The rank and suit probabilities of frames already read in a photo, by their homography's
-bytes (see `read_candidates`)."""
+bytes (`frame_key`; see `read_candidates`)."""
+
+
+def frame_key(frame: NDArray[np.float64]) -> bytes:
+    """A card frame's key in `FrameReadings`: its homography's bytes."""
+    return np.ascontiguousarray(frame).tobytes()
 
 
 @dataclass(frozen=True)
@@ -264,10 +270,10 @@ class Laps:
     """Wall-clock milliseconds spent in each stage of `recognise`, for the bench: pass one as
     `laps` and read `ms` (stage name -> one entry per photo) after each call. The stages, in
     order: decode, warnings, prepare, edge outlines (told a count only: see `edge_outlines`),
-    outlines (card masks, blobs and their outlines),
-    read outlines, lone proposals (corner, segment, glyph and squared proposals), read lone
-    proposals, merge (calibrate and merge), second look (told a count and a card or a few
-    short only: see `second_look`), starter."""
+    outlines (card masks, blobs and their outlines), read outlines, lone corners (the blobs'
+    corners; told a count, read there too: see `find_candidates`), lone proposals (segment,
+    glyph and squared proposals, with the blobs' corners), read lone proposals, merge (calibrate and merge),
+    second look (told a count and a card or a few short only: see `second_look`), starter."""
 
     def __init__(self) -> None:
         self.ms: dict[str, list[float]] = {}
@@ -310,9 +316,11 @@ def recognise(
     cards whose outline is lost (lone corners and index glyphs, for fanned or overlapping
     cards) is skipped: about half a show's reading time when its cards lie apart. The outlines
     are first looked for in the edges alone, and in the other card masks only when that look
-    falls short (see `edge_outlines`). Any other photo is read in full, as without `expect`;
-    its index glyphs are looked for, on the second thread, as soon as the edge outlines fall
-    short (see `bench/bench_recognise.py`). Read up to `SECOND_LOOK_SHORT` cards short of
+    falls short (see `edge_outlines`). Short of the count, the blobs' corners are read next,
+    and the reading stops there when they read the count surely with the outlines (see
+    `find_candidates`). Any other photo is read in full, as without `expect`; its index glyphs
+    are looked for, on the second thread, as soon as the edge outlines fall short (see
+    `bench/bench_recognise.py`). Read up to `SECOND_LOOK_SHORT` cards short of
     `expect`, the cards missed are looked for again, one at a time (see `second_look`).
     ValueError if `expect` is under 1."""
     if expect is not None and expect < 1:
@@ -384,8 +392,7 @@ def find_candidates(
             glanced, glance, enclosed, loops = edge_outlines(prepared, pyramid, model, beside, known)
             lap("edge outlines")
             if _outlines_suffice(glanced, model, expect):
-                for stage in ("outlines", "read outlines", "lone proposals", "read lone proposals"):
-                    lap(stage)
+                _skip(lap, "outlines")
                 _count_proposals(laps, glance, [])
                 return glanced
         else:
@@ -403,34 +410,78 @@ def find_candidates(
             # as without `expect`; the edges' are not found again.
             masks = card_masks(prepared)
             paper = paper_regions(masks)
-            glyphs = beside.run(glyph_proposals, prepared, paper)
+            glyphs = beside.run(glyph_proposals, prepared, paper, beside.stop)
             blobs = mask_blobs(prepared, masks[:-1]) + enclosed + loops + broken_outline_blobs(prepared)
         outlines = outline_proposals(unique_quads(paper_outlines(prepared, blobs)))
         lap("outlines")
         candidates = read_candidates(pyramid, outlines, model, known)
         lap("read outlines")
         if expect is not None and _outlines_suffice(candidates, model, expect):
-            lap("lone proposals")
-            lap("read lone proposals")
+            _skip(lap, "lone corners")
             _count_proposals(laps, outlines, [])
             return candidates
         confident = [c.quad for c in candidates if c.whole and c.reading.confidence >= SURE_OUTLINE]
         widths = [card_width_px(card_homography(quad)) for quad in confident]
-        edged = corner_proposals(blobs, widths, confident)
-        edged += segment_proposals(prepared, paper, widths, confident)
-        lone = beyond_sure_cards(
-            edged + glyphs.result() + squared_proposals(edged), read_at_both_ends(candidates)
-        )
+        sure = read_at_both_ends(candidates)
+        cornered = corner_proposals(blobs, widths, confident)
+        squared = squared_proposals(cornered)
+        if expect is not None:
+            # Told a count, the blobs' corners are read first, while the glyphs are still
+            # looked for beside them: a show's hand cards overlapping only at their edges are
+            # found there, and the glyph pairs, more and dearer to read, are then not read.
+            first = beyond_sure_cards(cornered + squared, sure)
+            first_read = read_candidates(pyramid, first, model, known)
+            lap("lone corners")
+            if _outlines_suffice(candidates + first_read, model, expect):
+                _skip(lap, "lone proposals")
+                _count_proposals(laps, outlines, first)
+                return candidates + first_read
+        else:
+            lap("lone corners")
+        segmented = segment_proposals(prepared, paper, widths, confident)
+        edged = cornered + segmented
+        lone = beyond_sure_cards(edged + glyphs.result() + squared + squared_proposals(segmented), sure)
         lap("lone proposals")
-        # Each proposal is read on its own (`read_candidates`), so two halves read apart are
-        # read as the whole would be.
-        half = len(lone) // 2 if threads > 1 else 0
-        first = beside.run(read_candidates, pyramid, lone[:half], model)
-        read = read_candidates(pyramid, lone[half:], model)
-        read = first.result() + read
+        read = _read_beside(beside, pyramid, lone, model, known if expect is not None else None, threads)
         lap("read lone proposals")
     _count_proposals(laps, outlines, lone)
     return candidates + read
+
+
+_FINDING = ("outlines", "read outlines", "lone corners", "lone proposals", "read lone proposals")
+"""The stages of `find_candidates` after the edge outlines, in order (see `Laps`)."""
+
+
+def _skip(lap: Callable[[str], None], first: str) -> None:
+    """Lap the stages from `first` on (`_FINDING`), not run for this photo: the bench's sets
+    need every stage for every photo."""
+    for stage in _FINDING[_FINDING.index(first) :]:
+        lap(stage)
+
+
+def _read_beside(
+    beside: _Beside,
+    pyramid: list[NDArray[np.uint8]],
+    proposals: list[Proposal],
+    model: IndexModel,
+    known: FrameReadings | None,
+    threads: int,
+) -> list[Candidate]:
+    """`read_candidates(pyramid, proposals, model, known)`, the frames not yet read half on each
+    thread (`threads` 2). Each frame is read on its own (`read_candidates`), so two halves read
+    apart are read as the whole would be."""
+    if known is None:
+        half = len(proposals) // 2 if threads > 1 else 0
+        first = beside.run(read_candidates, pyramid, proposals[:half], model)
+        read = read_candidates(pyramid, proposals[half:], model)
+        return first.result() + read
+    unread = {frame_key(p.homography): p for p in proposals}
+    new = [p for key, p in unread.items() if key not in known]
+    half = len(new) // 2 if threads > 1 else 0
+    first = beside.run(read_candidates, pyramid, new[:half], model, known)
+    read_candidates(pyramid, new[half:], model, known)
+    first.result()
+    return read_candidates(pyramid, proposals, model, known)
 
 
 def read_at_both_ends(candidates: list[Candidate]) -> list[Quad]:
@@ -624,15 +675,19 @@ class _Beside:
     """Runs stages beside the calling thread: on a second thread when `threads` is 2 or more; on
     one, each runs on the calling thread when its result is first asked for, where a reading on
     one thread has always run it (so the bench's stage laps keep their meaning). A context
-    manager: leaving it waits for what runs beside."""
+    manager: leaving it waits for what runs beside. A stage given `stop` (an `Event` set on
+    leaving) stops at its next step (`vision.detect.stop_if`), when nothing asked for its
+    result: the reading found what it looked for without it."""
 
     def __init__(self, threads: int) -> None:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="reading") if threads > 1 else None
+        self.stop = Event()
 
     def __enter__(self) -> _Beside:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.stop.set()
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
@@ -686,7 +741,7 @@ def read_candidates(
     if known is None:
         rank, suit = read_frames(pyramid, frames, model)
     else:
-        keys = [np.ascontiguousarray(frame).tobytes() for frame in frames]
+        keys = [frame_key(frame) for frame in frames]
         missing = [i for i, key in enumerate(keys) if key not in known]
         if missing:
             new_rank, new_suit = read_frames(pyramid, [frames[i] for i in missing], model)

@@ -54,7 +54,7 @@ from vision.detect.outlines import (
     unique_quads,
 )
 from vision.detect.prepare import PREPARE, Prepared, PrepareThresholds, card_masks, paper_regions, prepare
-from vision.detect.proposal import Proposal, Stage, card_corners_from_frame, lone_proposals
+from vision.detect.proposal import Proposal, Stage, Stopped, card_corners_from_frame, lone_proposals, stop_if
 
 __all__ = [
     "CORNERS",
@@ -74,6 +74,7 @@ __all__ = [
     "Prepared",
     "Proposal",
     "Stage",
+    "Stopped",
     "broken_outline_blobs",
     "card_corners_from_frame",
     "card_masks",
@@ -103,6 +104,7 @@ __all__ = [
     "segment_proposals",
     "squared_homographies",
     "squared_proposals",
+    "stop_if",
     "unique_quads",
     "width_guesses",
 ]

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, replace
+from threading import Event
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.detect.prepare import Prepared, odd_kernel
+from vision.detect.proposal import stop_if
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,9 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
     return found.plus(more)
 
 
-def glyph_sets(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> tuple[Glyphs, Glyphs]:
+def glyph_sets(
+    prepared: Prepared, paper_mask: NDArray[np.uint8], stop: Event | None = None
+) -> tuple[Glyphs, Glyphs]:
     """Dark or red ink blobs lying on light paper inside `paper_mask` (255 = maybe card): those
     found with frame lines cut (`frame_line_share`), and those that only cutting the shorter
     lines too (`short_line_share`) sets free.
@@ -111,6 +115,8 @@ def glyph_sets(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> tuple[Glyph
     are looked at again, and those that are glyphs the first look missed are added to the
     first set. The short lines' cut can break a big rank's straight stroke, so its glyphs are
     kept apart (see `vision.detect.index_pairs.glyph_proposals`).
+
+    `stop`: when set, the search raises `Stopped` at its next step (see `stop_if`).
     """
     h, w = prepared.gray.shape
     max_px = GLYPHS.max_share * max(h, w)
@@ -124,13 +130,18 @@ def glyph_sets(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> tuple[Glyph
     bgr = prepared.bgr.astype(np.int16)
     red = (bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])) > GLYPHS.ink_red
     on_paper = ((dark > 0) | red) & (paper_mask > 0)
+    stop_if(stop)
     table, broad_table = _dark_table(dark, max_px)
     ink = (on_paper & (table == 0)).astype(np.uint8)
+    stop_if(stop)
     # The frame lines and the shorter lines are looked for in the same thin strokes.
     thin = _thin_strokes(ink)
     cut, min_paper = _erase(ink.copy(), _straight_lines(thin, line_px)), GLYPHS.paper_brightness * brightest
+    stop_if(stop)
     first = _mask_glyphs(cut, gray, paper, max_px, min_paper)
+    stop_if(stop)
     short = _cut_again(thin, cut, gray, paper, max_px, GLYPHS.short_line_share * max(h, w), min_paper)
+    stop_if(stop)
     freed = (on_paper & (table > 0) & (broad_table == 0)).astype(np.uint8)
     if not freed.any():
         return first, short.where(~_found_before(short, first))

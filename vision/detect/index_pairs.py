@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from threading import Event
 
 import cv2
 import numpy as np
@@ -15,7 +16,7 @@ from numpy.typing import NDArray
 
 from vision.detect.glyphs import GLYPHS, Glyphs, glyph_sets, rows_at_once
 from vision.detect.prepare import Prepared
-from vision.detect.proposal import Proposal, Stage, lone_proposals
+from vision.detect.proposal import Proposal, Stage, lone_proposals, stop_if
 from vision.geometry import corner_homography, quarter_turn
 
 
@@ -266,11 +267,15 @@ def _index_frames(
     return homographies
 
 
-def glyph_proposals(prepared: Prepared, paper: NDArray[np.uint8]) -> list[Proposal]:
+def glyph_proposals(
+    prepared: Prepared, paper: NDArray[np.uint8], stop: Event | None = None
+) -> list[Proposal]:
     """Index corners placed from rank-above-suit glyph pairs and from joined indices on `paper`
-    (see `paper_regions`), for cards whose outline is lost."""
-    glyphs, more = glyph_sets(prepared, paper)
+    (see `paper_regions`), for cards whose outline is lost. `stop`: when set, the search raises
+    `Stopped` at its next step (see `stop_if`)."""
+    glyphs, more = glyph_sets(prepared, paper, stop)
     edges = edge_orientation(prepared.gray)
+    stop_if(stop)
     found = lone_proposals(pair_homographies(glyphs, edges), Stage.GLYPH_PAIR) + lone_proposals(
         joined_index_homographies(glyphs, edges), Stage.JOINED_INDEX
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from threading import Event
 from typing import cast
 
 import cv2
@@ -58,3 +59,15 @@ def card_corners_from_frame(homography: NDArray[np.float64]) -> Quad:
 def lone_proposals(homographies: list[NDArray[np.float64]], stage: Stage) -> list[Proposal]:
     """Lone card frames (no whole outline) made by `stage`, each with the card it implies."""
     return [Proposal(h, None, card_corners_from_frame(h), stage) for h in homographies]
+
+
+class Stopped(Exception):
+    """A stage run beside the reading (`vision.recognise`) was asked to stop: the reading has
+    what it needs without it."""
+
+
+def stop_if(stop: Event | None) -> None:
+    """Raise `Stopped` when `stop` is set: a stage looks between its steps (each a few tens of
+    milliseconds at most), so a reading that no longer needs it waits no longer than one."""
+    if stop is not None and stop.is_set():
+        raise Stopped
