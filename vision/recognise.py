@@ -272,8 +272,9 @@ class Laps:
     order: decode, warnings, prepare, edge outlines (told a count only: see `edge_outlines`),
     outlines (card masks, blobs and their outlines), read outlines, lone corners (the blobs'
     corners; told a count, read there too: see `find_candidates`), lone proposals (segment,
-    glyph and squared proposals, with the blobs' corners), read lone proposals, merge (calibrate and merge),
-    second look (told a count and a card or a few short only: see `second_look`), starter."""
+    glyph and squared proposals, with the blobs' corners), read lone proposals, merge
+    (calibrate and merge), second look (told a count and a card or a few short only: see
+    `second_look`), starter."""
 
     def __init__(self) -> None:
         self.ms: dict[str, list[float]] = {}
