@@ -443,7 +443,7 @@ def find_candidates(
         edged = cornered + segmented
         lone = beyond_sure_cards(edged + glyphs.result() + squared + squared_proposals(segmented), sure)
         lap("lone proposals")
-        read = _read_beside(beside, pyramid, lone, model, known if expect is not None else None, threads)
+        read = _read_beside(beside, pyramid, lone, model, known)
         lap("read lone proposals")
     _count_proposals(laps, outlines, lone)
     return candidates + read
@@ -465,22 +465,15 @@ def _read_beside(
     pyramid: list[NDArray[np.uint8]],
     proposals: list[Proposal],
     model: IndexModel,
-    known: FrameReadings | None,
-    threads: int,
+    known: FrameReadings,
 ) -> list[Candidate]:
-    """`read_candidates(pyramid, proposals, model, known)`, the frames not yet read half on each
-    thread (`threads` 2). Each frame is read on its own (`read_candidates`), so two halves read
-    apart are read as the whole would be."""
-    if known is None:
-        half = len(proposals) // 2 if threads > 1 else 0
-        first = beside.run(read_candidates, pyramid, proposals[:half], model)
-        read = read_candidates(pyramid, proposals[half:], model)
-        return first.result() + read
-    unread = {frame_key(p.homography): p for p in proposals}
-    new = [p for key, p in unread.items() if key not in known]
-    half = len(new) // 2 if threads > 1 else 0
-    first = beside.run(read_candidates, pyramid, new[:half], model, known)
-    read_candidates(pyramid, new[half:], model, known)
+    """`read_candidates(pyramid, proposals, model, known)`, half the frames not yet in `known`
+    read beside the other half (on `beside`'s second thread, if it has one). Each frame is read
+    on its own (`read_candidates`), so two halves read apart are read as the whole would be."""
+    unread = list({key: p for p in proposals if (key := frame_key(p.homography)) not in known}.values())
+    half = len(unread) // 2
+    first = beside.run(read_candidates, pyramid, unread[:half], model, known)
+    read_candidates(pyramid, unread[half:], model, known)
     first.result()
     return read_candidates(pyramid, proposals, model, known)
 
