@@ -55,15 +55,15 @@ def _result(image: bytes) -> Result:
 
 def record(photos: Path, shows: int, out: Path) -> int:
     """Recognise every photo and show; write the JSON to `out`."""
-    from vision.evaluate import EVALUATION_SEED, SHOW_SIZE
-    from vision.synth import full_library, render_show
+    from vision.evaluate import EVALUATION_SEED, SHOW_SIZE, evaluation_library
+    from vision.synth import render_show
 
     results: dict[str, Result] = {}
     started = time.perf_counter()
     files = sorted(p for p in photos.rglob("*") if p.is_file() and p.suffix.lower() in PHOTO_SUFFIXES)
     for path in files:
         results[str(path.relative_to(photos))] = _result(path.read_bytes())
-    library = full_library(EVALUATION_SEED) if shows else None
+    library = evaluation_library() if shows else None
     for i in range(shows):
         assert library is not None
         seed = EVALUATION_SEED + i

@@ -253,6 +253,7 @@ def evaluation_library() -> FaceLibrary:
         print(NO_SVG_DECKS, file=sys.stderr)
     return library
 
+
 HELD_SEED = EVALUATION_SEED + 600_000
 """First seed of the held hands (`--held`); training uses none of the evaluation seeds."""
 
