@@ -812,6 +812,40 @@ def test_the_edge_orientation_worked_in_place_is_the_plain_formula() -> None:
     assert np.array_equal(found.strength, cv2.integral(weight))
 
 
+def _marks_and_an_index(cloth_paper: float) -> tuple[Glyphs, np.ndarray]:
+    """A checked cloth's marks, 600 rank-and-suit-like pairs as typical of an index as can be
+    (suit 0.75 of the rank, 1.15 ranks below it) on paper `cloth_paper` of the brightest grey,
+    and a card's index, less typical (suit 0.6 of the rank, 1.3 ranks below), on white card
+    stock; and the card's rank centre."""
+    from vision.detect import PAIRS
+
+    ranks = np.array([(60.0 * i + 30.0, 60.0 * j + 30.0) for i in range(30) for j in range(20)])
+    centres = np.concatenate([ranks, ranks + np.array([0.0, 23.0])])
+    sizes = np.concatenate([np.full(len(ranks), 20.0), np.full(len(ranks), 15.0)])
+    papers = np.full(len(sizes), cloth_paper)
+    card_rank = np.array([900.0, 1300.0])
+    centres = np.concatenate([centres, [card_rank, card_rank + np.array([0.0, 26.0])]])
+    sizes, papers = np.concatenate([sizes, [20.0, 12.0]]), np.concatenate([papers, [1.0, 1.0]])
+    assert len(ranks) > 2 * PAIRS.max_glyph_pairs
+    n = len(sizes)
+    axes = np.tile([0.0, 1.0], (n, 1))
+    return Glyphs(centres, sizes, axes, sizes.copy(), sizes * 0.6, papers), card_rank
+
+
+@pytest.mark.parametrize("cloth_paper", [0.6, 0.95])
+def test_an_index_on_card_stock_is_proposed_past_a_checked_cloths_pairs(cloth_paper: float) -> None:
+    from vision.detect import PAIRS, edge_orientation, pair_homographies
+
+    # A hand held over a checked cloth: the cloth's marks pair up by the hundred, each more
+    # like an index than the card's own, and took the pairs' whole budget. Past the budget,
+    # the pairs on card stock are read: the card's, unless the cloth is as white as card stock
+    # (then its own pairs come first again, as many as the budget).
+    glyphs, card_rank = _marks_and_an_index(cloth_paper)
+    frames = pair_homographies(glyphs, edge_orientation(np.full((1400, 1900), 128, np.uint8)))
+    at_rank = [h for h in frames if np.allclose((h @ (*PAIRS.rank_centre, 1.0))[:2], card_rank)]
+    assert len(at_rank) == (len(PAIRS.rank_share_of_width) if cloth_paper < 0.9 else 0)
+
+
 def test_glyphs_compared_a_block_at_a_time_pair_as_all_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import vision.detect.glyphs as glyph_module
     from vision.detect import (

@@ -52,7 +52,8 @@ class GlyphThresholds:
     """The paper around a glyph that only the coarser table cut sets free must be at least this
     share of the photo's brightest grey: card stock. On a textured table that cut also frees the
     table's own narrow dark streaks, which lie on lighter table (a striped light table measured
-    0.80-0.84), not on card stock."""
+    0.80-0.84), not on card stock. Glyph pairs on card stock are also read past the pairs'
+    budget (`vision.detect.index_pairs.pair_homographies`)."""
     paper_window: float = 0.04
     """Neighbourhood, as a share of the photo's long side, whose brightest grey is taken as the
     paper around a glyph: wider than any stroke, narrow enough to stay on the card."""
@@ -81,6 +82,9 @@ class Glyphs:
     lengths: NDArray[np.float64]
     breadths: NDArray[np.float64]
     """Extent along and across the long axis, in pixels (of a bar with the same moments)."""
+    papers: NDArray[np.float64]
+    """Grey of the paper around each glyph, as a share of the photo's brightest grey (see
+    `GlyphThresholds.paper_brightness`)."""
 
     def moved(self, offset: NDArray[np.float64]) -> Glyphs:
         """The same glyphs, found in a crop whose corner is `offset` in the photo."""
@@ -138,9 +142,10 @@ def glyph_sets(
     thin = _thin_strokes(ink)
     cut, min_paper = _erase(ink.copy(), _straight_lines(thin, line_px)), GLYPHS.paper_brightness * brightest
     stop_if(stop)
-    first = _mask_glyphs(cut, gray, paper, max_px, min_paper)
+    first = _mask_glyphs(cut, gray, paper, max_px, min_paper, brightest)
     stop_if(stop)
-    short = _cut_again(thin, cut, gray, paper, max_px, GLYPHS.short_line_share * max(h, w), min_paper)
+    short_px = GLYPHS.short_line_share * max(h, w)
+    short = _cut_again(thin, cut, gray, paper, max_px, short_px, min_paper, brightest)
     stop_if(stop)
     freed = (on_paper & (table > 0) & (broad_table == 0)).astype(np.uint8)
     if not freed.any():
@@ -160,6 +165,7 @@ def glyph_sets(
         max_px,
         line_px,
         GLYPHS.freed_paper_brightness * brightest,
+        brightest,
     )
     more = again.moved(np.array([x0, y0], np.float64))
     found = first.plus(more.where(~_found_before(more, first)))
@@ -205,11 +211,13 @@ def _ink_glyphs(
     max_px: float,
     line_px: float,
     min_paper: float,
+    brightest: float,
 ) -> Glyphs:
     """The components of `ink`, long thin lines cut away (`_long_lines`), that are shaped like
-    glyphs and are crisp ink on paper at least `min_paper` bright."""
+    glyphs and are crisp ink on paper at least `min_paper` bright (`brightest`: the photo's
+    brightest grey)."""
     mask = ink.astype(np.uint8)
-    return _mask_glyphs(_erase(mask, _long_lines(mask, line_px)), gray, paper, max_px, min_paper)
+    return _mask_glyphs(_erase(mask, _long_lines(mask, line_px)), gray, paper, max_px, min_paper, brightest)
 
 
 def _cut_again(
@@ -220,6 +228,7 @@ def _cut_again(
     max_px: float,
     line_px: float,
     min_paper: float,
+    brightest: float,
 ) -> Glyphs:
     """The glyphs (`_mask_glyphs`) among the components that cutting the straight lines at least
     `line_px` long in the ink's `thin` strokes (`_thin_strokes`) out of `cut` (the ink with its
@@ -229,10 +238,10 @@ def _cut_again(
     mask = _components_touching(shorter, severed > 0).astype(np.uint8)
     x, y, box_w, box_h = cv2.boundingRect(mask)
     if not box_w:
-        return Glyphs(np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+        return Glyphs(np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0))
     # Read where the new components lie: the whole photo costs as much as the first look.
     around = np.s_[y : y + box_h, x : x + box_w]
-    found = _mask_glyphs(mask[around], gray[around], paper[around], max_px, min_paper)
+    found = _mask_glyphs(mask[around], gray[around], paper[around], max_px, min_paper, brightest)
     return found.moved(np.array([x, y], np.float64))
 
 
@@ -251,9 +260,10 @@ def _mask_glyphs(
     paper: NDArray[np.uint8],
     max_px: float,
     min_paper: float,
+    brightest: float,
 ) -> Glyphs:
     """The components of the 0/1 `mask` that are shaped like glyphs and are crisp ink on paper at
-    least `min_paper` bright."""
+    least `min_paper` bright (`brightest`: the photo's brightest grey, for `Glyphs.papers`)."""
     h, w = gray.shape
     count, found, stats, middles = cv2.connectedComponentsWithStats(mask, connectivity=8)
     labels = np.asarray(found, np.int32)
@@ -276,7 +286,8 @@ def _mask_glyphs(
     shaped = (sizes >= GLYPHS.min_px) & (sizes <= max_px) & (fill > 0.12) & (fill < 0.97)
     keep = shaped & bright & crisp
     axes, lengths, breadths = _principal_axes(ys, xs, which, count, centres)
-    return Glyphs(centres[1:], sizes, axes[1:], lengths[1:], breadths[1:]).where(keep)
+    papers = paper_level / max(brightest, 1.0)  # a black photo has no brightest grey
+    return Glyphs(centres[1:], sizes, axes[1:], lengths[1:], breadths[1:], papers).where(keep)
 
 
 def _long_lines(ink: NDArray[np.uint8], min_length: float) -> NDArray[np.int32]:

@@ -141,8 +141,12 @@ def pair_homographies(
     the rank-to-suit direction is proposed as well when the two differ. The rank's size gives the card's
     size and the frame's corner is placed where the median deck puts it. Pairs are ranked by
     how typical their size ratio and spacing are (pips pair up too, but are equal in size and
-    further apart) and at most `at_most` (`PAIRS.max_glyph_pairs`) are kept. `new_from`: only
-    the pairs with a glyph numbered that or above (those `glyph_sets` found again).
+    further apart) and at most `at_most` (`PAIRS.max_glyph_pairs`) are kept, and past those as
+    many again of the pairs whose two glyphs lie on card stock (paper at least
+    `GLYPHS.freed_paper_brightness` of the photo's brightest grey): on a checked or speckled
+    table the table's own marks pair up by the thousand, more typically than a fan's indices
+    do, and took the whole budget. `new_from`: only the pairs with a glyph numbered that or
+    above (those `glyph_sets` found again).
     """
     centres, sizes = glyphs.centres.astype(np.float32), glyphs.sizes.astype(np.float32)
     n = len(sizes)
@@ -194,11 +198,19 @@ def pair_homographies(
         # A rank is one glyph (numbered as the glyphs) or two side by side (after those).
         rank_glyphs = np.concatenate([np.arange(n), first]), np.concatenate([np.arange(n), second])
         new = (rank_glyphs[0][ranks] >= new_from) | (rank_glyphs[1][ranks] >= new_from) | (suits >= new_from)
-        ranks, down_x, down_y, oddness = ranks[new], down_x[new], down_y[new], oddness[new]
+        ranks, suits, down_x, down_y, oddness = ranks[new], suits[new], down_x[new], down_y[new], oddness[new]
     if ranks.size == 0:
         return []
+    budget = PAIRS.max_glyph_pairs if at_most is None else at_most
+    order = np.argsort(oddness, kind="stable")
+    if len(order) > budget:
+        # Past the budget, as many again of the pairs whose glyphs both lie on card stock.
+        rank_papers = np.concatenate([glyphs.papers, np.minimum(glyphs.papers[first], glyphs.papers[second])])
+        on_stock = np.minimum(rank_papers[ranks], glyphs.papers[suits]) >= GLYPHS.freed_paper_brightness
+        past = order[budget:]
+        order = np.concatenate([order[:budget], past[on_stock[past]][:budget]])
     homographies = []
-    for k in np.argsort(oddness, kind="stable")[: PAIRS.max_glyph_pairs if at_most is None else at_most]:
+    for k in order:
         r = ranks[k]
         towards = math.atan2(float(down_y[k]), float(down_x[k]))
         centre = rank_centres[r].astype(np.float64)
