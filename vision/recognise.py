@@ -424,13 +424,16 @@ def find_candidates(
         confident = [c.quad for c in candidates if c.whole and c.reading.confidence >= SURE_OUTLINE]
         widths = [card_width_px(card_homography(quad)) for quad in confident]
         sure = read_at_both_ends(candidates)
+        # Each proposal is kept or not on its own (`beyond_sure_cards`), so the blobs' corners
+        # are judged once, for the reading told a count and for the full one.
         cornered = corner_proposals(blobs, widths, confident)
-        squared = squared_proposals(cornered)
+        corners = beyond_sure_cards(cornered, sure)
+        squared = beyond_sure_cards(squared_proposals(cornered), sure)
         if expect is not None:
             # Told a count, the blobs' corners are read first, while the glyphs are still
             # looked for beside them: a show's hand cards overlapping only at their edges are
             # found there, and the glyph pairs, more and dearer to read, are then not read.
-            first = beyond_sure_cards(cornered + squared, sure)
+            first = corners + squared
             first_read = read_candidates(pyramid, first, model, known)
             lap("lone corners")
             if _outlines_suffice(candidates + first_read, model, expect):
@@ -440,8 +443,12 @@ def find_candidates(
         else:
             lap("lone corners")
         segmented = segment_proposals(prepared, paper, widths, confident)
-        edged = cornered + segmented
-        lone = beyond_sure_cards(edged + glyphs.result() + squared + squared_proposals(segmented), sure)
+        lone = (
+            corners
+            + beyond_sure_cards(segmented + glyphs.result(), sure)
+            + squared
+            + beyond_sure_cards(squared_proposals(segmented), sure)
+        )
         lap("lone proposals")
         read = _read_beside(beside, pyramid, lone, model, known)
         lap("read lone proposals")
