@@ -40,7 +40,15 @@ from vision.geometry import (
 )
 from vision.io import MAX_PIXELS, WORKING_LONG_SIDE_PX, decode_bytes, load_image
 from vision.recognise import Candidate
-from vision.synth import HAND_LABEL, SKIN_BGR, add_fingers, render_blank_table, render_held_hand, render_show
+from vision.synth import (
+    HAND_LABEL,
+    SKIN_BGR,
+    SyntheticPhoto,
+    add_fingers,
+    render_blank_table,
+    render_held_hand,
+    render_show,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CARDS = REPO.parent / "shared" / "cards"
@@ -1239,21 +1247,29 @@ def test_a_glyph_search_no_longer_wanted_stops() -> None:
         glyph_proposals(prepared, paper, stop)
 
 
+def _found_only_told_five(
+        seed: int, card: str) -> tuple[SyntheticPhoto, bytes, Recognition, Recognition, Detection]:
+    """A generated show (typical camera) that reads without `card` and exact told five, the
+    card named in the warning and the other four read as alone: the photo, its bytes, the two
+    readings and the card's detection."""
+    photo = render_show(seed, harsh=False)
+    data = photo.jpeg_bytes()
+    alone = recognise(data)
+    assert sorted(d.card for d in alone.cards) == sorted(set(photo.cards) - {card})
+    told = recognise(data, expect=5)
+    assert sorted(d.card for d in told.cards) == sorted(photo.cards)
+    assert any(f"not sure of {card}" in w for w in told.warnings)
+    assert told.to_dict()["cards"][:4] == alone.to_dict()["cards"]
+    return photo, data, alone, told, next(d for d in told.cards if d.card == card)
+
+
 def test_a_show_read_one_card_short_is_looked_at_again_and_what_is_found_checked() -> None:
     # This show's ace of diamonds is found only as a lone corner framed a little off, which
     # reads it too weakly to count. Told the show holds five, the recogniser looks again there.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
-    photo = render_show(40_123, harsh=False)
-    data = photo.jpeg_bytes()
-    alone = recognise(data)
-    assert sorted(d.card for d in alone.cards) == sorted(set(photo.cards) - {"AD"})
-    told = recognise(data, expect=5)
-    assert sorted(d.card for d in told.cards) == sorted(photo.cards)
-    ace = next(d for d in told.cards if d.card == "AD")
+    photo, data, alone, told, ace = _found_only_told_five(40_123, "AD")
     # What the second look finds is never called sure: the player is asked to check it.
     assert ace.confidence < module.UNSURE_BELOW
-    assert any("not sure of AD" in w for w in told.warnings)
-    assert told.to_dict()["cards"][:4] == alone.to_dict()["cards"]
     # At the ace's index corner (top-left or bottom-right, turned half round).
     quad = photo.quads[photo.cards.index("AD")]
     first = np.array(ace.corners[0])
@@ -1272,16 +1288,8 @@ def test_a_show_still_short_after_the_second_look_takes_its_likeliest_reading_le
     # under the 0.7 a card needs, and no moved frame reads it surely. Told the show holds five,
     # the likeliest reading no card explains is taken, and the player asked to check it.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
-    photo = render_show(40_166, harsh=False)
-    data = photo.jpeg_bytes()
-    alone = recognise(data)
-    assert sorted(d.card for d in alone.cards) == sorted(set(photo.cards) - {"6C"})
-    told = recognise(data, expect=5)
-    assert sorted(d.card for d in told.cards) == sorted(photo.cards)
-    six = next(d for d in told.cards if d.card == "6C")
+    photo, data, alone, _, six = _found_only_told_five(40_166, "6C")
     assert module.SHORT_FLOOR <= six.confidence < module.MIN_CONFIDENCE
-    assert any("not sure of 6C" in w for w in told.warnings)
-    assert told.to_dict()["cards"][:4] == alone.to_dict()["cards"]
     quad = photo.quads[photo.cards.index("6C")]
     middle = np.mean(six.corners, axis=0)
     assert np.linalg.norm(middle - quad.mean(axis=0)) < 0.25 * float(np.linalg.norm(quad[1] - quad[0]))
