@@ -553,14 +553,10 @@ def second_look(
     fanned, each told its count (6,100,001 and 6,200,001), 26 one short, 11 found, none wrong.
     Tried on every photo instead, it made print read as cards surely on development shows and
     held hands."""
-    names = {k.reading.card for k in kept}
     loose = [
         i
         for i, c in enumerate(candidates)
-        if not c.whole
-        and c.reading.presence >= MIN_PRESENCE
-        and c.reading.card not in names
-        and not any(same_card(k, c) for k in kept)
+        if not c.whole and c.reading.presence >= MIN_PRESENCE and not _explained(c, kept)
     ]
     loose = sorted(loose, key=lambda i: -candidates[i].reading.confidence)[:SECOND_LOOK_AT_MOST]
     if not loose:
@@ -590,9 +586,15 @@ def likeliest_left(candidates: list[Candidate], kept: list[Candidate], wanted: i
     check it."""
     if wanted < 1:
         return []
-    names = {k.reading.card for k in kept}
-    left = [c for c in candidates if c.reading.card not in names and not any(same_card(k, c) for k in kept)]
+    # The floor first: `merge` would drop what lies under it, and it saves the card comparisons.
+    left = [c for c in candidates if c.confidence >= SHORT_FLOOR and not _explained(c, kept)]
     return merge(left, SHORT_FLOOR)[:wanted]
+
+
+def _explained(candidate: Candidate, kept: list[Candidate]) -> bool:
+    """Whether a kept card explains a reading: it names the same code (one deck), or it is the
+    same physical card (`same_card`)."""
+    return any(k.reading.card == candidate.reading.card or same_card(k, candidate) for k in kept)
 
 
 def _moved_frames(
