@@ -756,6 +756,37 @@ def test_a_card_lying_on_another_is_proposed_where_its_edges_meet() -> None:
     assert not any(np.linalg.norm(h[:2, 2] - a[0]) < 0.06 * 150.0 for h in frames)
 
 
+def test_the_card_under_the_next_in_a_row_is_proposed_where_that_card_s_corner_is() -> None:
+    from vision.detect import CORNERS, card_masks, paper_regions, prepare, segment_corner_homographies
+
+    # A row laid edge to edge: card A, read surely from its outline, lies over the right edge of
+    # card B, a little higher. B's corner at the foot of A's left edge is where B's bottom edge
+    # meets A's side, a few pixels from A's own bottom-left corner.
+    table = np.full((480, 640, 3), 40, np.uint8)
+    b = np.array([[150.0, 100.0], [300.0, 100.0], [300.0, 310.0], [150.0, 310.0]])
+    a = np.array([[290.0, 96.0], [440.0, 96.0], [440.0, 306.0], [290.0, 306.0]])
+    for quad in (b, a):
+        cv2.fillConvexPoly(table, quad.astype(np.int32), (245, 245, 245))
+        cv2.polylines(table, [quad.astype(np.int32)], True, (120, 120, 120), 2)
+    prepared = prepare(cv2.GaussianBlur(table, (3, 3), 0))
+    frames = segment_corner_homographies(prepared, paper_regions(card_masks(prepared)), [150.0], [a])
+    meeting = np.array([290.0, 310.0])
+    assert np.linalg.norm(meeting - a[3]) < CORNERS.near_explained * 150.0  # what hid it before
+
+    def middle(h: np.ndarray) -> np.ndarray:
+        return h[:2, 2] + 0.3 * (h[:2, 0] + h[:2, 1])  # inside the card the frame proposes
+
+    def within(point: np.ndarray, quad: np.ndarray) -> bool:
+        return bool(cv2.pointPolygonTest(quad.astype(np.float32), tuple(map(float, point)), False) > 0)
+
+    at_meeting = [h for h in frames if np.linalg.norm(h[:2, 2] - meeting) < 0.06 * 150.0]
+    # B's corner is proposed, its card over B (so is its top one, under A's top-left corner);
+    # none of A's own corners, read already, is proposed again.
+    assert any(within(middle(h), b) and not within(middle(h), a) for h in at_meeting)
+    at_a = [h for h in frames if np.linalg.norm(a - h[:2, 2], axis=1).min() < 0.06 * 150.0]
+    assert at_a and not any(within(middle(h), a) for h in at_a)
+
+
 def test_outlines_found_twice_are_kept_once_as_every_pair_compared_says() -> None:
     from vision.detect import unique_quads
     from vision.detect.outlines import OUTLINES, Blob
@@ -1296,6 +1327,22 @@ def test_a_show_still_short_after_the_second_look_takes_its_likeliest_reading_le
     # Only down to the floor: with it at the usual bar, the show is read one short.
     monkeypatch.setattr(module, "SHORT_FLOOR", module.MIN_CONFIDENCE)
     assert recognise(data, expect=5).to_dict() == alone.to_dict()
+
+
+def test_a_hand_card_whose_corner_meets_the_next_card_s_corner_is_read() -> None:
+    # This show's hand lies in a row, each card over the edge of the last, the starter apart. The
+    # four of hearts' index corner is where its bottom edge meets the side of the card over it, a
+    # few pixels from that card's own corner: the corner of the two edges is proposed there too.
+    photo = render_show(41_219, harsh=False, apart=True)
+    told = recognise(photo.jpeg_bytes(), expect=5)
+    assert sorted(d.card for d in told.cards) == sorted(photo.cards)
+    four = next(d for d in told.cards if d.card == "4H")
+    assert four.stage == "edge corner" and four.confidence >= 0.95
+    quad = photo.quads[photo.cards.index("4H")]
+    middle = np.mean(four.corners, axis=0)
+    assert np.linalg.norm(middle - quad.mean(axis=0)) < 0.25 * float(np.linalg.norm(quad[1] - quad[0]))
+    # The starter, lying apart, is the card suggested.
+    assert told.starter is not None and told.cards[told.starter].card == photo.cards[-1]
 
 
 def test_a_count_to_expect_is_at_least_one_card() -> None:

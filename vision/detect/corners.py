@@ -64,8 +64,10 @@ class CornerThresholds:
     max_segment_corners: int = 150
     """Upper bound on edge-corner proposals per photo."""
     near_explained: float = 0.1
-    """An edge corner this close (in card widths) to a corner of a surely read outline is that
-    card's own corner, already read."""
+    """An edge corner this close (in card widths) to a corner of a surely read outline, turned
+    into that card, is that card's own corner, already read. Turned away from it, it is the
+    corner of the card beside it in a row, laid edge to edge, whose top edge meets that card's
+    side there (see `segment_corner_homographies`)."""
 
 
 CORNERS = CornerThresholds()
@@ -289,10 +291,11 @@ def segment_corner_homographies(
         away.append(units[k] * np.sign(far)[:, None])
     homographies: list[NDArray[np.float64]] = []
     seen = np.zeros((CORNERS.max_segment_corners, 5))
-    explained_corners = np.concatenate(explained) if explained else np.zeros((0, 2))
     for n in np.flatnonzero(keep):
         origin, a, b = corners[n], away[0][n], away[1][n]
-        if _near_any(explained_corners, origin, CORNERS.near_explained * smallest):
+        # A point well inside the card cornered here, on the diagonal between its two sides.
+        inside = origin + 0.2 * smallest * (a + b)
+        if _own_corner(explained, origin, inside, CORNERS.near_explained * smallest):
             continue
         x_unit, y_unit = (a, b) if _right_handed(a, b) else (b, a)
         for width in widths:
@@ -306,9 +309,20 @@ def segment_corner_homographies(
     return homographies
 
 
-def _near_any(points: NDArray[np.float64], origin: NDArray[np.float64], radius: float) -> bool:
-    """Whether any of `points` (n, 2) lies within `radius` of `origin`."""
-    return bool(len(points)) and float(np.hypot(*(points - origin).T).min()) < radius
+def _own_corner(
+    quads: list[Quad], origin: NDArray[np.float64], inside: NDArray[np.float64], radius: float
+) -> bool:
+    """Whether `origin` is within `radius` of a corner of one of `quads` whose card `inside` (a
+    point the card cornered at `origin` would cover) lies in: that card's own corner. The next
+    card of a row, under it, meets it there too, turned away from it."""
+    for quad in quads:
+        corners = np.asarray(quad, np.float64)
+        if float(np.hypot(*(corners - origin).T).min()) >= radius:
+            continue
+        outline = corners.astype(np.float32).reshape(-1, 1, 2)
+        if cv2.pointPolygonTest(outline, (float(inside[0]), float(inside[1])), False) > 0:
+            return True
+    return False
 
 
 def corner_proposals(blobs: list[Blob], widths: list[float], explained: list[Quad]) -> list[Proposal]:
