@@ -726,6 +726,32 @@ def test_a_thick_rank_running_into_its_cards_edge_on_a_dark_table_is_still_a_gly
     assert 40 <= float(glyphs.sizes[rank][0]) <= 55
 
 
+@pytest.mark.parametrize("stock", [(250, 250, 250), (190, 200, 252)], ids=["white", "warm"])
+def test_a_red_index_on_warm_card_stock_is_a_glyph(stock: tuple[int, int, int]) -> None:
+    from vision.detect import find_glyphs, prepare
+    from vision.detect.glyphs import GLYPHS, paper_redness
+
+    # Two cards on a dark table, a red "7" on each, on white stock and on stock as warm light
+    # makes it (red 52 levels over green): both stocks bright, neither red ink.
+    table = np.full((480, 640, 3), 40, np.uint8)
+    for left in (60, 330):
+        cv2.rectangle(table, (left, 110), (left + 180, 362), stock, -1)
+        cv2.line(table, (left + 20, 130), (left + 48, 130), RED_INK, 4)
+        cv2.line(table, (left + 48, 130), (left + 36, 170), RED_INK, 4)
+    prepared = prepare(cv2.GaussianBlur(table, (3, 3), 0))
+    bgr = prepared.bgr.astype(np.int16)
+    redness = bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])
+    brightest = float(np.percentile(prepared.gray[::4, ::4], 98))
+    warm = stock[2] - max(stock[:2])
+    assert abs(paper_redness(redness, prepared.gray, brightest) - warm) <= 2
+    assert (warm > GLYPHS.ink_red) == (stock[2] == 252)  # the warm stock would be red ink alone
+    glyphs = find_glyphs(prepared, np.full(prepared.gray.shape, 255, np.uint8))
+    for left in (60, 330):
+        rank = np.linalg.norm(glyphs.centres - np.array([left + 35.0, 149.0]), axis=1) < 8
+        assert rank.sum() == 1
+        assert 35 <= float(glyphs.sizes[rank][0]) <= 50
+
+
 def test_a_card_lying_on_another_is_proposed_where_its_edges_meet() -> None:
     from vision.detect import card_masks, paper_regions, prepare, segment_corner_homographies
 

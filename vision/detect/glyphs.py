@@ -32,7 +32,11 @@ class GlyphThresholds:
     ink_contrast: float = 0.7
     """A pixel is ink when darker than this share of the brightest paper near it."""
     ink_red: int = 45
-    """Or when its red channel exceeds both others by this many grey levels (red suits)."""
+    """Or when its red channel exceeds both others by this many grey levels (red suits)..."""
+    red_over_paper: int = 30
+    """... and by this many more than the card stock's own (`paper_redness`): under warm light,
+    or on cream or pink stock, the paper itself is 50 levels redder than it is green, and was
+    all taken for red ink, one component the size of the cards, so no glyph was found."""
     frame_line_share: float = 0.04
     """Straight thin strokes at least this share of the photo's long side long are frame lines
     around court-card pictures, not print of an index (see `_long_lines`)."""
@@ -132,7 +136,8 @@ def glyph_sets(
     brightest = float(np.percentile(gray[::4, ::4], 98))
     dark = (gray.astype(np.float32) < GLYPHS.ink_contrast * paper.astype(np.float32)).astype(np.uint8)
     bgr = prepared.bgr.astype(np.int16)
-    red = (bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])) > GLYPHS.ink_red
+    redness = bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])
+    red = redness > max(GLYPHS.ink_red, paper_redness(redness, gray, brightest) + GLYPHS.red_over_paper)
     on_paper = ((dark > 0) | red) & (paper_mask > 0)
     stop_if(stop)
     table, broad_table = _dark_table(dark, max_px)
@@ -170,6 +175,15 @@ def glyph_sets(
     more = again.moved(np.array([x0, y0], np.float64))
     found = first.plus(more.where(~_found_before(more, first)))
     return found, short.where(~_found_before(short, found))
+
+
+def paper_redness(redness: NDArray[np.int16], gray: NDArray[np.uint8], brightest: float) -> float:
+    """How much redder than green or blue the card stock is: the median `redness` (red over the
+    larger of green and blue) of the brightest pixels (within 5 % of `brightest`, the photo's
+    98th percentile grey), on every fourth row and column."""
+    sample = np.s_[::4, ::4]
+    bright = gray[sample] >= 0.95 * brightest
+    return float(np.median(redness[sample][bright])) if bright.any() else 0.0
 
 
 def _found_before(these: Glyphs, found: Glyphs) -> NDArray[np.bool_]:
