@@ -877,14 +877,14 @@ def test_the_edge_orientation_worked_in_place_is_the_plain_formula() -> None:
     assert np.array_equal(found.strength, cv2.integral(weight))
 
 
-def _marks_and_an_index(cloth_paper: float) -> tuple[Glyphs, np.ndarray]:
+def _marks_and_an_index(cloth_paper: float, step: float = 60.0) -> tuple[Glyphs, np.ndarray]:
     """A checked cloth's marks, 600 rank-and-suit-like pairs as typical of an index as can be
     (suit 0.75 of the rank, 1.15 ranks below it) on paper `cloth_paper` of the brightest grey,
-    and a card's index, less typical (suit 0.6 of the rank, 1.3 ranks below), on white card
-    stock; and the card's rank centre."""
+    `step` px apart each way, and a card's index, less typical (suit 0.6 of the rank, 1.3
+    ranks below), on white card stock; and the card's rank centre."""
     from vision.detect import PAIRS
 
-    ranks = np.array([(60.0 * i + 30.0, 60.0 * j + 30.0) for i in range(30) for j in range(20)])
+    ranks = np.array([(step * i + 30.0, step * j + 30.0) for i in range(30) for j in range(20)])
     centres = np.concatenate([ranks, ranks + np.array([0.0, 23.0])])
     sizes = np.concatenate([np.full(len(ranks), 20.0), np.full(len(ranks), 15.0)])
     papers = np.full(len(sizes), cloth_paper)
@@ -909,6 +909,20 @@ def test_an_index_on_card_stock_is_proposed_past_a_checked_cloths_pairs(cloth_pa
     frames = pair_homographies(glyphs, edge_orientation(np.full((1400, 1900), 128, np.uint8)))
     at_rank = [h for h in frames if np.allclose((h @ (*PAIRS.rank_centre, 1.0))[:2], card_rank)]
     assert len(at_rank) == (len(PAIRS.rank_share_of_width) if cloth_paper < 0.9 else 0)
+
+
+def test_an_index_is_proposed_before_the_pairs_of_a_close_checked_cloths_marks() -> None:
+    from vision.detect import PAIRS, edge_orientation, pair_homographies
+
+    # The same cloth as white as card stock, its marks closer: 40 px apart, two rank sizes,
+    # so that each rank mark has eight of its like (four beside, four across the corners)
+    # within three of its sizes, a pattern no index makes (dev starter-apart show 8,800,114,
+    # its 2D on a checked table, was missed so). The card's index is read within the budget.
+    glyphs, card_rank = _marks_and_an_index(0.95, step=40.0)
+    assert PAIRS.crowd <= 8 and PAIRS.crowd_radius * 20.0 > 40.0 * 2**0.5
+    frames = pair_homographies(glyphs, edge_orientation(np.full((1400, 1900), 128, np.uint8)))
+    at_rank = [h for h in frames if np.allclose((h @ (*PAIRS.rank_centre, 1.0))[:2], card_rank)]
+    assert len(at_rank) == len(PAIRS.rank_share_of_width)
 
 
 def test_glyphs_compared_a_block_at_a_time_pair_as_all_at_once(monkeypatch: pytest.MonkeyPatch) -> None:

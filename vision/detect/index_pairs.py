@@ -52,6 +52,14 @@ class IndexPairThresholds:
     the suit under the rank, at most slightly to one side."""
     max_glyph_pairs: int = 250
     """Upper bound on glyph pairs read per photo (each at every `rank_share_of_width`)."""
+    crowd_radius: float = 3.0
+    """Reach, in a glyph's own sizes, of the neighbourhood counted for `crowd` (see
+    `pair_homographies`)."""
+    crowd: int = 6
+    """A glyph with at least this many others of its size (within a quarter) within
+    `crowd_radius` is one mark of a pattern (a checked cloth's squares, a tiled table's
+    speckles), not an index: an index's rank and suit have a few pips and a fanned
+    neighbour's index near them at most."""
     joined_elongation: tuple[float, float] = (1.6, 5.0)
     """Length over breadth of one ink component that may be a whole index, its rank and suit run
     together (small or blurred print, or a deck that sets them close): about 2-4 over the decks
@@ -156,6 +164,7 @@ def pair_homographies(
     # the same pairs, in the same order, as the whole matrices would give.
     rows = rows_at_once(n)
     firsts, seconds = [], []
+    crowds = np.zeros(n, np.int64)
     for start in range(0, n, rows):
         block = slice(start, start + rows)
         dx = centres[None, :, 0] - centres[block, None, 0]
@@ -164,6 +173,8 @@ def pair_homographies(
         # Two digits side by side ("10") also make a rank: add each close, same-height pair.
         own = sizes[block, None]
         similar = np.abs(sizes[None, :] - own) < 0.25 * own
+        # Itself too, hence the one taken off.
+        crowds[block] = np.count_nonzero(similar & (distance < PAIRS.crowd_radius * own), axis=1) - 1
         beside = similar & (distance < 1.1 * own) & (distance > 0.3 * own)
         row, column = np.nonzero(beside)
         upper = column > row + start
@@ -194,9 +205,9 @@ def pair_homographies(
     ranks, suits = np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
     down_x, down_y = np.concatenate([f[2] for f in found]), np.concatenate([f[3] for f in found])
     oddness = np.concatenate([f[4] for f in found])
+    # A rank is one glyph (numbered as the glyphs) or two side by side (after those).
+    rank_glyphs = np.concatenate([np.arange(n), first]), np.concatenate([np.arange(n), second])
     if new_from is not None:
-        # A rank is one glyph (numbered as the glyphs) or two side by side (after those).
-        rank_glyphs = np.concatenate([np.arange(n), first]), np.concatenate([np.arange(n), second])
         new = (rank_glyphs[0][ranks] >= new_from) | (rank_glyphs[1][ranks] >= new_from) | (suits >= new_from)
         ranks, suits, down_x, down_y, oddness = ranks[new], suits[new], down_x[new], down_y[new], oddness[new]
     if ranks.size == 0:
@@ -204,6 +215,12 @@ def pair_homographies(
     budget = PAIRS.max_glyph_pairs if at_most is None else at_most
     order = np.argsort(oddness, kind="stable")
     if len(order) > budget:
+        # The pairs with a glyph in a crowd of its like (`PAIRS.crowd`) last: on a checked or
+        # speckled table the table's marks pair up by the thousand, and their likeliest took
+        # the budget from a card's index lying on it.
+        crowded = np.maximum(crowds[rank_glyphs[0]][ranks], crowds[rank_glyphs[1]][ranks]) >= PAIRS.crowd
+        crowded |= crowds[suits] >= PAIRS.crowd
+        order = order[np.argsort(crowded[order], kind="stable")]
         # Past the budget, as many again of the pairs whose glyphs both lie on card stock.
         rank_papers = np.concatenate([glyphs.papers, np.minimum(glyphs.papers[first], glyphs.papers[second])])
         on_stock = np.minimum(rank_papers[ranks], glyphs.papers[suits]) >= GLYPHS.freed_paper_brightness
