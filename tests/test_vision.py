@@ -813,6 +813,36 @@ def test_the_card_under_the_next_in_a_row_is_proposed_where_that_card_s_corner_i
     assert at_a and not any(within(middle(h), a) for h in at_a)
 
 
+def test_a_card_whose_side_is_lost_is_proposed_where_its_top_edge_ends() -> None:
+    from vision.detect import CORNERS, prepare, segment_corner_homographies
+
+    # A row on a table nearly as light as the cards: card B lies 14 px left of card A, a little
+    # higher. A's top edge shows (a shadowed border), its left side hardly at all (5 grey
+    # levels), so A's top edge, run on, meets B's right side 14 px short of A's corner, where
+    # nothing of A is (dev starter-apart show 8,800,082 lost its KS so).
+    table = np.full((480, 640, 3), 222, np.uint8)
+    a = np.array([[300.0, 150.0], [450.0, 150.0], [450.0, 360.0], [300.0, 360.0]])
+    b = np.array([[136.0, 138.0], [286.0, 138.0], [286.0, 348.0], [136.0, 348.0]])
+    cv2.fillConvexPoly(table, a.astype(np.int32), (227, 227, 227))
+    cv2.line(table, (300, 150), (450, 150), (90, 90, 90), 2)
+    cv2.fillConvexPoly(table, b.astype(np.int32), (235, 235, 235))
+    cv2.polylines(table, [b.astype(np.int32)], True, (90, 90, 90), 2)
+    prepared = prepare(cv2.GaussianBlur(table, (3, 3), 0))
+    paper = np.full(table.shape[:2], 255, np.uint8)
+    frames = segment_corner_homographies(prepared, paper, [150.0], [])
+    gap = a[0, 0] - b[1, 0]
+    assert CORNERS.slide_past * 150.0 < gap < CORNERS.segment_gap * 150.0
+    # The edges' crossing, B's side, is proposed as before; so now is A's own corner, the
+    # frame along A's top edge and down its lost side.
+    assert any(np.linalg.norm(h[:2, 2] - (a[0] - [gap, 0.0])) < 3.0 for h in frames)
+    assert any(
+        np.linalg.norm(h[:2, 2] - a[0]) < 3.0
+        and float(h[:2, 0] @ [1.0, 0.0]) > 149.0
+        and float(h[:2, 1] @ [0.0, 1.0]) > 149.0
+        for h in frames
+    )
+
+
 def test_outlines_found_twice_are_kept_once_as_every_pair_compared_says() -> None:
     from vision.detect import unique_quads
     from vision.detect.outlines import OUTLINES, Blob

@@ -59,6 +59,11 @@ class CornerThresholds:
     segment_gap: float = 0.12
     """How far, in card widths, an edge may stop short of (or run past) the corner it makes with
     another: rounded card corners and blur end the straight part a little before the corner."""
+    slide_past: float = 0.06
+    """An edge that stops further than this (in card widths) short of the corner it makes with
+    another may be a card's own side ending at its own corner, the other edge a neighbour's
+    side beyond a narrow gap (cards in a row, the table showing between them): that end is
+    proposed as a corner too. Rounded card corners stop an edge short by less."""
     max_segments: int = 200
     """The longest straight edges kept per photo, which bounds the pairs tried."""
     max_segment_corners: int = 150
@@ -280,7 +285,7 @@ def segment_corner_homographies(
     corners = starts[i] + s_i[:, None] * units[i]
     gap = CORNERS.segment_gap * smallest
     keep = np.ones(len(i), bool)
-    away = []
+    away, short = [], []
     for k in (i, j):
         # Positions of the segment's two ends along its line, measured from the corner.
         t0 = np.einsum("nk,nk->n", starts[k] - corners, units[k])
@@ -289,23 +294,30 @@ def segment_corner_homographies(
         near, far = np.where(first_nearer, t0, t1), np.where(first_nearer, t1, t0)
         keep &= (np.abs(near) <= gap) & (np.abs(far) >= CORNERS.segment_min_length * smallest)
         away.append(units[k] * np.sign(far)[:, None])
+        # How far the segment stops short of the corner (0 where it reaches or runs past it).
+        short.append(np.maximum(near * np.sign(far), 0.0))
     homographies: list[NDArray[np.float64]] = []
     seen = np.zeros((CORNERS.max_segment_corners, 5))
+    slide = CORNERS.slide_past * smallest
     for n in np.flatnonzero(keep):
-        origin, a, b = corners[n], away[0][n], away[1][n]
-        # A point well inside the card cornered here, on the diagonal between its two sides.
-        inside = origin + 0.2 * smallest * (a + b)
-        if _own_corner(explained, origin, inside, CORNERS.near_explained * smallest):
-            continue
+        crossing, a, b = corners[n], away[0][n], away[1][n]
         x_unit, y_unit = (a, b) if _right_handed(a, b) else (b, a)
-        for width in widths:
-            key = np.array([origin[0], origin[1], x_unit[0], x_unit[1], width])
-            if _seen_corner(key, seen[: len(homographies)]):
+        # The crossing, and where a side that stops well short of it ends (see `slide_past`).
+        sides = ((short[0][n], a), (short[1][n], b))
+        origins = [crossing] + [crossing + gone * side for gone, side in sides if gone > slide]
+        for origin in origins:
+            # A point well inside the card cornered here, on the diagonal between its two sides.
+            inside = origin + 0.2 * smallest * (a + b)
+            if _own_corner(explained, origin, inside, CORNERS.near_explained * smallest):
                 continue
-            seen[len(homographies)] = key
-            homographies.append(corner_homography(origin, x_unit * width, y_unit * width))
-            if len(homographies) >= CORNERS.max_segment_corners:
-                return homographies
+            for width in widths:
+                key = np.array([origin[0], origin[1], x_unit[0], x_unit[1], width])
+                if _seen_corner(key, seen[: len(homographies)]):
+                    continue
+                seen[len(homographies)] = key
+                homographies.append(corner_homography(origin, x_unit * width, y_unit * width))
+                if len(homographies) >= CORNERS.max_segment_corners:
+                    return homographies
     return homographies
 
 
