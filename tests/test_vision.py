@@ -947,7 +947,7 @@ def test_an_index_is_proposed_before_the_pairs_of_a_close_checked_cloths_marks()
     # The same cloth as white as card stock, its marks closer: 40 px apart, two rank sizes,
     # so that each rank mark has eight of its like (four beside, four across the corners)
     # within three of its sizes, a pattern no index makes (dev starter-apart show 8,800,114,
-    # its 2D on a checked table, was missed so). The card's index is read within the budget.
+    # its 2D on a checked table, was missed so). The card's index is read past the budgets.
     glyphs, card_rank = _marks_and_an_index(0.95, step=40.0)
     assert PAIRS.crowd <= 8 and PAIRS.crowd_radius * 20.0 > 40.0 * 2**0.5
     frames = pair_homographies(glyphs, edge_orientation(np.full((1400, 1900), 128, np.uint8)))
