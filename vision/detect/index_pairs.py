@@ -156,8 +156,10 @@ def pair_homographies(
     many again of the pairs whose two glyphs lie on card stock (paper at least
     `GLYPHS.freed_paper_brightness` of the photo's brightest grey): on a checked or speckled
     table the table's own marks pair up by the thousand, more typically than a fan's indices
-    do, and took the whole budget. `new_from`: only the pairs with a glyph numbered that or
-    above (those `glyph_sets` found again).
+    do, and took the whole budget. Without `at_most`, past both budgets, up to
+    `PAIRS.max_uncrowded_pairs` more whose glyphs are in no crowd of their like (`PAIRS.crowd`).
+    `new_from`: only the pairs with a glyph numbered that or above (those `glyph_sets` found
+    again).
     """
     centres, sizes = glyphs.centres.astype(np.float32), glyphs.sizes.astype(np.float32)
     n = len(sizes)
@@ -167,6 +169,8 @@ def pair_homographies(
     # the same pairs, in the same order, as the whole matrices would give.
     rows = rows_at_once(n)
     firsts, seconds = [], []
+    # Only the budget the caller does not set has the uncrowded pairs past it.
+    uncrowded = at_most is None
     crowds = np.zeros(n, np.int64)
     for start in range(0, n, rows):
         block = slice(start, start + rows)
@@ -176,8 +180,9 @@ def pair_homographies(
         # Two digits side by side ("10") also make a rank: add each close, same-height pair.
         own = sizes[block, None]
         similar = np.abs(sizes[None, :] - own) < 0.25 * own
-        # Itself too, hence the one taken off.
-        crowds[block] = np.count_nonzero(similar & (distance < PAIRS.crowd_radius * own), axis=1) - 1
+        if uncrowded:
+            # Itself too, hence the one taken off.
+            crowds[block] = np.count_nonzero(similar & (distance < PAIRS.crowd_radius * own), axis=1) - 1
         beside = similar & (distance < 1.1 * own) & (distance > 0.3 * own)
         row, column = np.nonzero(beside)
         upper = column > row + start
@@ -223,7 +228,7 @@ def pair_homographies(
         on_stock = np.minimum(rank_papers[ranks], glyphs.papers[suits]) >= GLYPHS.freed_paper_brightness
         past = order[budget:]
         order = np.concatenate([order[:budget], past[on_stock[past]][:budget]])
-        if at_most is None:
+        if uncrowded:
             # Past both, a few of the pairs with neither glyph in a crowd of its like
             # (`PAIRS.crowd`): on a checked cloth as white as card stock the cloth's marks take
             # both budgets, and a card's index on it was read by nothing.
