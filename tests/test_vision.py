@@ -650,6 +650,35 @@ def test_an_index_touching_a_court_picture_frame_is_still_a_glyph() -> None:
     assert 15 <= float(glyphs.sizes[rank][0]) <= 35
 
 
+def test_an_index_printed_up_to_the_cards_edge_is_on_its_paper() -> None:
+    from vision.detect import PREPARE, card_masks, paper_and_notches, prepare
+    from vision.detect.prepare import odd_kernel
+
+    # A court card whose rank is printed up to its edge (dev starter-apart show 8,800,057 lost
+    # a QH so): the "Q"'s ring runs off the card's left edge and touches the picture's frame,
+    # so in the masks the ring and the dark picture are one notch open to the table, not a
+    # hole. A second card lies 4 px to the right, across a strip of table narrower than a notch.
+    card = np.full((252, 180, 3), 250, np.uint8)
+    cv2.rectangle(card, (28, 22), (152, 230), (40, 40, 40), 2)
+    cv2.ellipse(card, (14, 32), (16, 14), 0, 0, 360, (40, 40, 200), 4)
+    cv2.fillPoly(card, [np.array([[12, 54], [20, 66], [12, 78], [4, 66]], np.int32)], (40, 40, 200))
+    card[24:229, 30:151] = np.random.default_rng(7).integers(0, 120, (205, 121, 3), dtype=np.uint8)
+    table = np.full((480, 640, 3), 40, np.uint8)
+    table[100:352, 200:380] = card
+    table[100:352, 384:564] = 250
+    prepared = prepare(cv2.GaussianBlur(table, (3, 3), 0))
+    plain, paper = paper_and_notches(card_masks(prepared))
+    # Where glyphs are looked for: the ring's ink (top, bottom, where it meets the frame) and
+    # the picture are on the card's paper; the table, and the strip between the cards, not.
+    ring_and_picture = ((214, 118), (214, 146), (228, 132), (290, 220))
+    assert all(paper[y, x] for x, y in ring_and_picture)
+    assert odd_kernel(PREPARE.notch * 640) > 4
+    assert not paper[220, 382] and not paper[60, 300] and not paper[220, 190]
+    # With only the holes filled, as the straight-edge search still has it, they were not.
+    assert not any(plain[y, x] for x, y in ring_and_picture)
+    assert np.all(paper[plain > 0] > 0)
+
+
 def test_an_index_touching_a_small_court_cards_frame_between_cards_is_still_a_glyph(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import dataclasses

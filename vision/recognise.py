@@ -57,8 +57,8 @@ from vision.detect import (
     glyph_proposals,
     mask_blobs,
     outline_proposals,
+    paper_and_notches,
     paper_outlines,
-    paper_regions,
     prepare,
     segment_proposals,
     squared_proposals,
@@ -415,8 +415,8 @@ def find_candidates(
         if expect is None:
             broken = beside.run(broken_outline_blobs, prepared)
             masks = card_masks(prepared)
-            paper = paper_regions(masks)
-            glyphs = beside.run(glyph_proposals, prepared, paper)
+            paper, notched = paper_and_notches(masks)
+            glyphs = beside.run(glyph_proposals, prepared, notched)
             blobs = find_blobs(prepared, masks) + broken.result()
         else:
             # The edge outlines fell short, and the other masks seldom read what they missed, so
@@ -424,8 +424,8 @@ def find_candidates(
             # likely be wanted), and the broken outlines here. The same blobs, in the same order
             # as without `expect`; the edges' are not found again.
             masks = card_masks(prepared)
-            paper = paper_regions(masks)
-            glyphs = beside.run(glyph_proposals, prepared, paper, beside.stop)
+            paper, notched = paper_and_notches(masks)
+            glyphs = beside.run(glyph_proposals, prepared, notched, beside.stop)
             blobs = mask_blobs(prepared, masks[:-1]) + enclosed + loops + broken_outline_blobs(prepared)
         outlines = outline_proposals(unique_quads(paper_outlines(prepared, blobs)))
         lap("outlines")

@@ -53,7 +53,15 @@ from vision.detect.outlines import (
     paper_outlines,
     unique_quads,
 )
-from vision.detect.prepare import PREPARE, Prepared, PrepareThresholds, card_masks, paper_regions, prepare
+from vision.detect.prepare import (
+    PREPARE,
+    Prepared,
+    PrepareThresholds,
+    card_masks,
+    paper_and_notches,
+    paper_regions,
+    prepare,
+)
 from vision.detect.proposal import Proposal, Stage, Stopped, card_corners_from_frame, lone_proposals, stop_if
 
 __all__ = [
@@ -98,6 +106,7 @@ __all__ = [
     "outline_proposals",
     "pair_homographies",
     "paper_outlines",
+    "paper_and_notches",
     "paper_regions",
     "prepare",
     "segment_corner_homographies",

@@ -34,7 +34,7 @@ from vision.detect import (
     find_blobs,
     glyph_proposals,
     outline_proposals,
-    paper_regions,
+    paper_and_notches,
     prepare,
     segment_proposals,
     unique_quads,
@@ -342,14 +342,14 @@ def mined_samples(
     prepared = prepare(bgr)
     masks = card_masks(prepared)
     blobs = find_blobs(prepared, masks)
-    paper = paper_regions(masks)
+    paper, notched = paper_and_notches(masks)
     widths = [float(np.linalg.norm(card.quad[1] - card.quad[0])) for card in photo.placed]
     kinds = (
         outline_proposals(unique_quads(blobs)),
         corner_proposals(blobs, widths, [])
         + corner_proposals(blobs, [], [])
         + segment_proposals(prepared, paper, widths, []),
-        glyph_proposals(prepared, paper),
+        glyph_proposals(prepared, notched),
     )
     truth_boxes = np.array([box for card in photo.placed for box in _index_boxes(card)])  # (cards*2, 4, 2)
     truth_widths = np.repeat(
