@@ -161,7 +161,7 @@ def _edge_regions(edges: NDArray[np.uint8]) -> NDArray[np.uint8]:
 
 def paper_regions(masks: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
     """Where cards may be: card-sized regions of the masks with every hole filled."""
-    return _regions(masks, close_notches=False)[0]
+    return _filled(masks[0].shape, [[contour for contour, _ in sized] for sized in _card_sized(masks)])
 
 
 def paper_and_notches(masks: list[NDArray[np.uint8]]) -> tuple[NDArray[np.uint8], NDArray[np.uint8]]:
@@ -176,38 +176,46 @@ def paper_and_notches(masks: list[NDArray[np.uint8]]) -> tuple[NDArray[np.uint8]
     regions, or a card and a light streak of the table, are not joined across the table
     between them. The straight-edge search keeps the first: its Hough transform answers to
     every edge pixel let in, and with the notches let in too it found and lost cards by chance."""
-    return _regions(masks, close_notches=True)
-
-
-def _regions(
-    masks: list[NDArray[np.uint8]], close_notches: bool
-) -> tuple[NDArray[np.uint8], NDArray[np.uint8]]:
-    """The masks' card-sized regions filled, and (`close_notches`) a copy with notches closed
-    (see `paper_and_notches`; else the same array twice)."""
-    filled = np.zeros_like(masks[0])
-    notched = filled.copy() if close_notches else filled
-    h, w = filled.shape
+    per_mask = _card_sized(masks)
+    paper = _filled(masks[0].shape, [[contour for contour, _ in sized] for sized in per_mask])
+    notched = paper.copy()
+    h, w = paper.shape
     size = odd_kernel(PREPARE.notch * max(h, w))
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (size, size))
+    for contour, area in (each for sized in per_mask for each in sized):
+        x, y, cw, ch = cv2.boundingRect(contour)
+        if area < PREPARE.notched_fill * cw * ch:
+            # A streak of a wooden table or a cloth's pattern, thin and winding: taken as it is
+            # (closing every streak too took up to 0.1 s on a development photo).
+            continue
+        x0, y0 = max(x - size, 0), max(y - size, 0)
+        x1, y1 = min(x + cw + size, w), min(y + ch + size, h)
+        region = _filled((y1 - y0, x1 - x0), [[contour]], (-x0, -y0))
+        closed = cv2.morphologyEx(region, cv2.MORPH_CLOSE, kernel)
+        outer, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(region, outer, -1, 255, thickness=cv2.FILLED)
+        np.maximum(notched[y0:y1, x0:x1], region, out=notched[y0:y1, x0:x1])
+    return paper, notched
+
+
+def _card_sized(masks: list[NDArray[np.uint8]]) -> list[list[tuple[cv2.typing.MatLike, float]]]:
+    """For each mask, the outer contours of its regions of at least `min_card_area_px`, with
+    their areas."""
+    per_mask = []
     for mask in masks:
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        big = [c for c in contours if cv2.contourArea(c) >= PREPARE.min_card_area_px]
-        cv2.drawContours(filled, big, -1, 255, thickness=cv2.FILLED)
-        if not close_notches:
-            continue
-        for contour in big:
-            x, y, cw, ch = cv2.boundingRect(contour)
-            if cv2.contourArea(contour) < PREPARE.notched_fill * cw * ch:
-                # A streak of a wooden table or a cloth's pattern, thin and winding: taken as it
-                # is (closing every streak too took up to 0.1 s on a development photo).
-                cv2.drawContours(notched, [contour], -1, 255, thickness=cv2.FILLED)
-                continue
-            x0, y0 = max(x - size, 0), max(y - size, 0)
-            x1, y1 = min(x + cw + size, w), min(y + ch + size, h)
-            region = np.zeros((y1 - y0, x1 - x0), np.uint8)
-            cv2.drawContours(region, [contour], -1, 255, thickness=cv2.FILLED, offset=(-x0, -y0))
-            closed = cv2.morphologyEx(region, cv2.MORPH_CLOSE, kernel)
-            outer, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            cv2.drawContours(region, outer, -1, 255, thickness=cv2.FILLED)
-            np.maximum(notched[y0:y1, x0:x1], region, out=notched[y0:y1, x0:x1])
-    return filled, notched
+        sized = ((contour, float(cv2.contourArea(contour))) for contour in contours)
+        per_mask.append([(contour, area) for contour, area in sized if area >= PREPARE.min_card_area_px])
+    return per_mask
+
+
+def _filled(
+    shape: tuple[int, ...], groups: list[list[cv2.typing.MatLike]], offset: tuple[int, int] = (0, 0)
+) -> NDArray[np.uint8]:
+    """A blank image of `shape` with each group of contours (moved by `offset`) drawn filled, a
+    group at a time: drawn together, contours that overlap (one mask's over another's) would
+    cancel where they overlap."""
+    filled = np.zeros(shape, np.uint8)
+    for contours in groups:
+        cv2.drawContours(filled, contours, -1, 255, thickness=cv2.FILLED, offset=offset)
+    return filled
