@@ -1448,6 +1448,79 @@ def test_a_hand_card_whose_corner_meets_the_next_card_s_corner_is_read(
     assert np.linalg.norm(middle - quad.mean(axis=0)) < 0.25 * float(np.linalg.norm(quad[1] - quad[0]))
 
 
+def test_a_count_weighs_readings_as_every_outcome_counted_out_does() -> None:
+    import itertools
+    import math
+
+    from vision.recognise import within_count
+
+    # Worked by hand: two readings, 0.9 and 0.8, at most one of them a card. At most one:
+    # 1 - 0.9 * 0.8 = 0.28; the first alone 0.9 * 0.2 = 0.18, the second alone 0.8 * 0.1 = 0.08.
+    assert within_count([0.9, 0.8], 1) == pytest.approx([0.18 / 0.28, 0.08 / 0.28])
+    # Six readings each certain, told five: the count cannot tell which is extra.
+    assert within_count([1.0] * 6, 5) == pytest.approx([5 / 6] * 6)
+    # Four cards near certain and a fifth read at 0.986, told four: the fifth is the extra one,
+    # though the count's own chance of being wrong is in the sixth decimal.
+    weighed = within_count([1 - 1e-6] * 4 + [0.986], 4)
+    assert min(weighed[:4]) > 0.9999 and weighed[4] < 0.001
+    # Within the count nothing changes.
+    assert within_count([0.9, 0.7, 0.99], 3) == pytest.approx([0.9, 0.7, 0.99])
+    # Against every outcome of some random readings, each weighed and counted out.
+    rng = random.Random(23)
+    for _ in range(60):
+        n = rng.randint(1, 7)
+        ps = [rng.uniform(0.01, 0.99) for _ in range(n)]
+        most = rng.randint(0, n)
+        outcomes = {
+            real: math.prod(p if r else 1 - p for p, r in zip(ps, real, strict=True))
+            for real in itertools.product((False, True), repeat=n)
+            if sum(real) <= most
+        }
+        total = sum(outcomes.values())
+        expected = [sum(w for real, w in outcomes.items() if real[i]) / total for i in range(n)]
+        assert within_count(ps, most) == pytest.approx(expected, rel=1e-9)
+
+
+def test_a_hand_read_past_its_count_leaves_out_a_card_read_again_at_its_other_corner() -> None:
+    from vision.geometry import quad_iou
+    from vision.recognise import PAST_COUNT_OVERLAP
+
+    # A hand held fanned (procedural hand 40,034): the three of diamonds is read at its index
+    # and again at its far corner, as an eight of diamonds, whose card lies over the three's.
+    # Untold, the eight is reported and asks to be checked (a photo may hold any cards).
+    photo = render_held_hand(40_034)
+    untold = recognise(photo.jpeg_bytes())
+    (extra,) = [d for d in untold.cards if d.card not in photo.cards]
+    three = next(d for d in untold.cards if d.card == "3D")
+    assert extra.card == "8D" and extra.confidence < 0.95
+    assert quad_iou(np.array(extra.corners), np.array(three.corners)) >= PAST_COUNT_OVERLAP
+    # Told its four cards, the count leaves the eight, the least sure, out; the four are sure.
+    told = recognise(photo.jpeg_bytes(), expect=4)
+    assert sorted(d.card for d in told.cards) == sorted(photo.cards)
+    assert all(d.confidence >= 0.95 for d in told.cards)
+
+
+def test_cards_told_fewer_than_they_are_keep_every_card_read_surely() -> None:
+    # A match's hand is four cards, and the starter often lies beside it in the photo; a show
+    # told too few is read past its count, but cards lying apart overlap no surer card, so the
+    # count takes none of them away, and each keeps its own confidence.
+    photo = render_show(40_002, harsh=False)
+    told = recognise(photo.jpeg_bytes(), expect=5)
+    assert sorted(d.card for d in told.cards) == sorted(photo.cards)
+    for fewer in (4, 3):
+        short = recognise(photo.jpeg_bytes(), expect=fewer)
+        assert sorted((d.card, d.confidence) for d in short.cards) == sorted(
+            (d.card, d.confidence) for d in told.cards
+        )
+    # Five cards fanned in the hand, each overlapping the next, read surely, told four: each is
+    # as likely as the others to be the extra one, so the count leaves none out (their last
+    # digits, 0.99999 against 0.9999, had left two out).
+    hand = render_held_hand(40_004)
+    assert len(hand.cards) == 5
+    fanned = recognise(hand.jpeg_bytes(), expect=4)
+    assert sorted(d.card for d in fanned.cards) == sorted(hand.cards)
+
+
 def test_a_count_to_expect_is_at_least_one_card() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         recognise(_two_tone(), expect=0)
