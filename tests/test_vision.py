@@ -1681,9 +1681,10 @@ def test_the_evaluation_says_what_faces_its_generated_photos_have(
     from vision.synth import FaceLibrary, procedural_library
 
     monkeypatch.setattr(evaluate, "full_library", lambda seed: procedural_library(seed))
-    assert evaluate.main(["--synthetic", "1"]) == 0
+    assert evaluate.main(["--synthetic", "1", "--deals", "1"]) == 0
     out, err = capsys.readouterr()
     assert "Generated photos' faces: 0 SVG decks, 24 procedural styles" in out
+    assert "| synthetic deals, four hands fanned | 1 |" in out
     assert "no SVG deck is installed" in err
     decks = FaceLibrary(svg=[("kde-standard", {}), ("npm-svg-cards", {})], styles=[])
     assert decks.summary() == "2 SVG decks, 0 procedural styles"
@@ -1707,6 +1708,27 @@ def test_a_held_hand_is_fanned_with_every_top_left_index_showing() -> None:
         assert all(card.visible[0] >= 0.9 for card in photo.placed)
         assert any(card.visible[1] < 0.5 for card in photo.placed)
         assert np.array_equal(render_held_hand(seed).image, photo.image)
+
+
+def test_a_deal_is_four_fanned_hands_each_card_showing_its_index() -> None:
+    from vision.synth import DEAL_HAND_CARDS, render_deal
+
+    # The generator's deal laid out to show (a stand-in for the shared bridge deals): four hands
+    # of nine to thirteen different cards, each card's top-left index whole and little more of
+    # it showing (its other index hidden under the next card), no starter; one seed, one photo.
+    photo = render_deal(TEST_SEEDS[0])
+    low, high = DEAL_HAND_CARDS
+    assert 4 * low <= len(photo.cards) <= 4 * high and len(set(photo.cards)) == len(photo.cards)
+    assert photo.starter_index is None
+    assert all(card.visible[0] >= 0.9 for card in photo.placed)
+    assert sum(card.visible[1] < 0.5 for card in photo.placed) >= len(photo.cards) - 4
+    # Four fans: the cards lie in four groups, one after another, each card's middle near the
+    # middle of the card before it (a strip apart) but for the first card of each hand.
+    middles = np.array([np.mean(quad, axis=0) for quad in photo.quads])
+    widths = np.array([np.linalg.norm(quad[1] - quad[0]) for quad in photo.quads])
+    steps = np.linalg.norm(np.diff(middles, axis=0), axis=1) / widths[1:]
+    assert int(np.sum(steps > 1.0)) == 3 and float(np.median(steps)) < 0.5
+    assert np.array_equal(render_deal(TEST_SEEDS[0]).image, photo.image)
 
 
 def test_fingers_cover_the_fan_and_are_marked_as_covering() -> None:

@@ -7,7 +7,10 @@ camera, and with the harsh camera the training uses (dim light, strong glare and
 heavy blur and noise, JPEG down to quality 55), and N shows whose starter lies clearly apart
 (typical camera). `--held N` adds N hands of four to six cards held fanned in the fingers
 (`render_held_hand`, typical camera, seeds from `HELD_SEED`): only each card's top-left index
-shows, fingers over the cards' lower parts. `--large N` adds N typical shows at 12 megapixels
+shows, fingers over the cards' lower parts. `--deals N` adds N deals laid out to show, four hands of
+nine to thirteen cards each fanned on the table (`render_deal`, typical camera, seeds from
+`DEAL_SEED`, read untold): a stand-in for the bridge deals among the labelled photos, which only
+measure. `--large N` adds N typical shows at 12 megapixels
 for timing. `--expect 5` reads the generated shows (not the folders) as the count page has
 them read, told how many cards they hold (`recognise`'s `expect`), and with `--held` adds a row
 of the same hands read told how many cards each holds, as a match's photo of a hand and the
@@ -35,7 +38,7 @@ import numpy as np
 from vision.classify import default_model
 from vision.io import ImageError
 from vision.recognise import recognise
-from vision.synth import FaceLibrary, SyntheticPhoto, full_library, render_held_hand, render_show
+from vision.synth import FaceLibrary, SyntheticPhoto, full_library, render_deal, render_held_hand, render_show
 
 EVALUATION_SEED = 7_000_001
 """First seed of evaluation shows; training uses seeds near `vision.train.TRAIN_SEED`."""
@@ -268,12 +271,24 @@ def evaluate_held(
     return _tally_generated(name, seed, photos, told_count=told)[0]
 
 
+DEAL_SEED = EVALUATION_SEED + 700_000
+"""First seed of the generated deals `--deals` reads (development work reads others)."""
+
+
+def evaluate_deals(count: int, library: FaceLibrary, size: tuple[int, int], seed: int = DEAL_SEED) -> Tally:
+    """Recognise `count` generated deals laid out in four fanned hands (`render_deal`), untold, as
+    the bridge deals among the labelled photos are read."""
+    photos = (render_deal(seed + i, library, size=size) for i in range(count))
+    return _tally_generated("synthetic deals, four hands fanned", seed, photos)[0]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Evaluate folders and synthetic shows; print a markdown table."""
     parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="*", type=Path, help="folders with labels.json")
     parser.add_argument("--synthetic", type=int, default=0, metavar="N", help="also N generated shows")
     parser.add_argument("--held", type=int, default=0, metavar="N", help="also N generated hands held fanned")
+    parser.add_argument("--deals", type=int, default=0, metavar="N", help="also N generated deals")
     parser.add_argument("--large", type=int, default=0, metavar="N", help="also N generated 12 MP shows")
     parser.add_argument("--split", action="store_true", help="report file-name groups (single_, deal) apart")
     parser.add_argument(
@@ -303,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError, ImageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.synthetic or args.large or args.held:
+    if args.synthetic or args.large or args.held or args.deals:
         library = evaluation_library()
         print(f"Generated photos' faces: {library.summary()}")
         told = "" if args.expect is None else f", told {args.expect} cards"
@@ -323,6 +338,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             tallies.append(evaluate_held(args.held, library, SHOW_SIZE))
             if args.expect is not None:
                 tallies.append(evaluate_held(args.held, library, SHOW_SIZE, told=True))
+        if args.deals:
+            tallies.append(evaluate_deals(args.deals, library, SHOW_SIZE))
         if args.large:
             tallies.append(
                 evaluate_synthetic(

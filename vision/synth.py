@@ -868,6 +868,78 @@ def render_held_hand(
     raise RuntimeError(f"no readable held hand found for seed {seed}")
 
 
+DEAL_HAND_CARDS = (9, 13)
+"""Cards in each of a deal's four hands: thirteen dealt, up to four of them played already."""
+
+DEAL_STRIP = (0.27, 0.34)
+"""How much of each card of a deal's fan shows beside the card over it, at the foot of its
+top-left index, in card widths: its whole index (`INDEX_REGION` is 0.25 wide) and a sliver of
+paper."""
+
+DEAL_FAN_PIVOT = (1.0, 2.2)
+"""Distance from a deal's fan's pivot to each card's centre, in card heights: a fan laid down to
+show is opened about a pivot further off than one held in the fingers, its cards turned less."""
+
+
+def _deal_spots(rng: random.Random, counts: Sequence[int]) -> list[Spot]:
+    """Four hands of `counts` cards laid fanned, as a deal is laid out to show: one above, two side
+    by side, one below, each fanned about a pivot below it (each card turned on from the one under
+    it just enough to show `DEAL_STRIP` of it), the whole fan turned a little."""
+    cw, ch = CARD_MM
+    side, row = rng.uniform(1.6, 2.0) * cw, rng.uniform(1.25, 1.5) * ch
+    spots: list[Spot] = []
+    for (ox, oy), count in zip(((0.0, -row), (-side, 0.0), (side, 0.0), (0.0, row)), counts, strict=True):
+        radius = ch * rng.uniform(*DEAL_FAN_PIVOT)
+        # The strip is measured at the foot of the index (`INDEX_REGION`), the nearest to the pivot.
+        step = math.degrees(rng.uniform(*DEAL_STRIP) * cw / (radius + ch / 2 - INDEX_REGION[1] * cw))
+        turn = math.radians(rng.uniform(-12, 12))
+        ox, oy = ox + rng.uniform(-8, 8), oy + rng.uniform(-8, 8)
+        for i in range(count):
+            angle = (i - (count - 1) / 2) * step + rng.uniform(-0.8, 0.8)
+            t = math.radians(angle)
+            # The middle card's centre at the hand's place, the pivot a radius below it.
+            x, y = radius * math.sin(t), radius * (1.0 - math.cos(t))
+            spots.append(
+                (
+                    ox + x * math.cos(turn) - y * math.sin(turn),
+                    oy + x * math.sin(turn) + y * math.cos(turn),
+                    angle + math.degrees(turn),
+                )
+            )
+    return spots
+
+
+def render_deal(
+    seed: int,
+    library: FaceLibrary | None = None,
+    size: tuple[int, int] = (1600, 1200),
+    harsh: bool = False,
+) -> SyntheticPhoto:
+    """Render a deal laid out on the table to show: four hands of nine to thirteen cards, each
+    fanned so that only a strip of each card shows beside the next, its top-left index whole (the
+    kind of photo the bridge deals among the shared labelled photos are). `starter_index` is None."""
+    rng = random.Random(seed)
+    library = library or procedural_library(seed)
+    deck = library.deck(rng)
+    counts = [rng.randint(*DEAL_HAND_CARDS) for _ in range(4)]
+    codes = tuple(rng.sample(CARD_CODES, sum(counts)))
+    faces = [deck(code) for code in codes]
+    for _ in range(_MAX_LAYOUT_TRIES):
+        composed = _compose(rng, codes, faces, _deal_spots(rng, counts), size, harsh, rng.uniform(0.85, 0.97))
+        if composed is None:
+            continue
+        image, placed = composed
+        if all(card.visible[0] >= INDEX_VISIBLE_FRACTION for card in placed):
+            return SyntheticPhoto(
+                image=image,
+                cards=codes,
+                starter_index=None,
+                quads=tuple(p.quad for p in placed),
+                placed=tuple(placed),
+            )
+    raise RuntimeError(f"no readable deal found for seed {seed}")
+
+
 def render_table(seed: int, library: FaceLibrary, size: tuple[int, int] = (1280, 960)) -> SyntheticPhoto:
     """Render 1-10 cards in any layout (rows, groups, scattered, fans); hidden ones included."""
     rng = random.Random(seed)
