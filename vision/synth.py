@@ -851,9 +851,27 @@ def render_held_hand(
     count = rng.randint(4, 6)
     codes = tuple(rng.sample(CARD_CODES, count))
     faces = [deck(code) for code in codes]
+    photo = _fanned(rng, codes, faces, lambda: _held_fan(rng, count), size, harsh, (0.45, 0.9), fingers=True)
+    if photo is None:
+        raise RuntimeError(f"no readable held hand found for seed {seed}")
+    return photo
+
+
+def _fanned(
+    rng: random.Random,
+    codes: tuple[str, ...],
+    faces: Sequence[NDArray[np.uint8]],
+    spots: Callable[[], list[Spot]],
+    size: tuple[int, int],
+    harsh: bool,
+    fill: tuple[float, float],
+    fingers: bool = False,
+) -> SyntheticPhoto | None:
+    """The first of up to `_MAX_LAYOUT_TRIES` layouts (`spots()`, drawn afresh each try, the
+    photo filled between the shares `fill`) in which every card's top-left index shows, or None:
+    a fan shows each card only there. `starter_index` is None."""
     for _ in range(_MAX_LAYOUT_TRIES):
-        spots = _held_fan(rng, count)
-        composed = _compose(rng, codes, faces, spots, size, harsh, rng.uniform(0.45, 0.9), fingers=True)
+        composed = _compose(rng, codes, faces, spots(), size, harsh, rng.uniform(*fill), fingers=fingers)
         if composed is None:
             continue
         image, placed = composed
@@ -865,7 +883,7 @@ def render_held_hand(
                 quads=tuple(p.quad for p in placed),
                 placed=tuple(placed),
             )
-    raise RuntimeError(f"no readable held hand found for seed {seed}")
+    return None
 
 
 DEAL_HAND_CARDS = (9, 13)
@@ -924,20 +942,10 @@ def render_deal(
     counts = [rng.randint(*DEAL_HAND_CARDS) for _ in range(4)]
     codes = tuple(rng.sample(CARD_CODES, sum(counts)))
     faces = [deck(code) for code in codes]
-    for _ in range(_MAX_LAYOUT_TRIES):
-        composed = _compose(rng, codes, faces, _deal_spots(rng, counts), size, harsh, rng.uniform(0.85, 0.97))
-        if composed is None:
-            continue
-        image, placed = composed
-        if all(card.visible[0] >= INDEX_VISIBLE_FRACTION for card in placed):
-            return SyntheticPhoto(
-                image=image,
-                cards=codes,
-                starter_index=None,
-                quads=tuple(p.quad for p in placed),
-                placed=tuple(placed),
-            )
-    raise RuntimeError(f"no readable deal found for seed {seed}")
+    photo = _fanned(rng, codes, faces, lambda: _deal_spots(rng, counts), size, harsh, (0.85, 0.97))
+    if photo is None:
+        raise RuntimeError(f"no readable deal found for seed {seed}")
+    return photo
 
 
 def render_table(seed: int, library: FaceLibrary, size: tuple[int, int] = (1280, 960)) -> SyntheticPhoto:
