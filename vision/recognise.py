@@ -655,8 +655,8 @@ _CERTAIN = 1e-9
 
 def _real_counts(probabilities: Sequence[float]) -> list[float]:
     """The probability that exactly k of some independent events happen, for k = 0 to their
-    number, given each one's probability: sums of products, none taken from 1, so that the
-    smallest, where a reading's count is near certain, keep their digits."""
+    number, given each one's probability: each a sum of products, never one less the others,
+    so that the smallest (every reading near certain, the count one short) keep their digits."""
     counts = [1.0]
     for p in probabilities:
         counts = [a * (1.0 - p) + b * p for a, b in zip([*counts, 0.0], [0.0, *counts], strict=True)]
