@@ -851,10 +851,10 @@ def render_held_hand(
     count = rng.randint(4, 6)
     codes = tuple(rng.sample(CARD_CODES, count))
     faces = [deck(code) for code in codes]
-    photo = _fanned(rng, codes, faces, lambda: _held_fan(rng, count), size, harsh, (0.45, 0.9), fingers=True)
-    if photo is None:
-        raise RuntimeError(f"no readable held hand found for seed {seed}")
-    return photo
+    return _fanned(
+        rng, codes, faces, lambda: _held_fan(rng, count), size, harsh, (0.45, 0.9),
+        f"no readable held hand found for seed {seed}", fingers=True,
+    )
 
 
 def _fanned(
@@ -865,11 +865,12 @@ def _fanned(
     size: tuple[int, int],
     harsh: bool,
     fill: tuple[float, float],
+    failure: str,
     fingers: bool = False,
-) -> SyntheticPhoto | None:
+) -> SyntheticPhoto:
     """The first of up to `_MAX_LAYOUT_TRIES` layouts (`spots()`, drawn afresh each try, the
-    photo filled between the shares `fill`) in which every card's top-left index shows, or None:
-    a fan shows each card only there. `starter_index` is None."""
+    photo filled between the shares `fill`) in which every card's top-left index shows (a fan
+    shows each card only there); RuntimeError(`failure`) if none does. `starter_index` is None."""
     for _ in range(_MAX_LAYOUT_TRIES):
         composed = _compose(rng, codes, faces, spots(), size, harsh, rng.uniform(*fill), fingers=fingers)
         if composed is None:
@@ -883,7 +884,7 @@ def _fanned(
                 quads=tuple(p.quad for p in placed),
                 placed=tuple(placed),
             )
-    return None
+    raise RuntimeError(failure)
 
 
 DEAL_HAND_CARDS = (9, 13)
@@ -942,10 +943,10 @@ def render_deal(
     counts = [rng.randint(*DEAL_HAND_CARDS) for _ in range(4)]
     codes = tuple(rng.sample(CARD_CODES, sum(counts)))
     faces = [deck(code) for code in codes]
-    photo = _fanned(rng, codes, faces, lambda: _deal_spots(rng, counts), size, harsh, (0.85, 0.97))
-    if photo is None:
-        raise RuntimeError(f"no readable deal found for seed {seed}")
-    return photo
+    return _fanned(
+        rng, codes, faces, lambda: _deal_spots(rng, counts), size, harsh, (0.85, 0.97),
+        f"no readable deal found for seed {seed}",
+    )
 
 
 def render_table(seed: int, library: FaceLibrary, size: tuple[int, int] = (1280, 960)) -> SyntheticPhoto:
