@@ -1428,6 +1428,31 @@ def test_a_show_still_short_after_the_second_look_takes_its_likeliest_reading_le
     assert recognise(data, expect=5).to_dict() == alone.to_dict()
 
 
+def test_a_show_read_five_short_is_looked_at_again_and_what_is_found_checked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # This show, dim and blurred, reads no card surely: untold, it reads none. Told it holds
+    # five, every card is missing, and the likeliest readings no card explains are taken: a ten
+    # of hearts and a ten of spades, both in the show, each named for the player to check.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    photo = render_show(40_160, harsh=True)
+    data = photo.jpeg_bytes()
+    alone = recognise(data)
+    assert alone.cards == [] and "no cards found" in alone.warnings
+    told = recognise(data, expect=5)
+    assert sorted(d.card for d in told.cards) == ["TH", "TS"]
+    assert set(photo.cards) >= {"TH", "TS"}
+    assert all(module.SHORT_FLOOR <= d.confidence < module.MIN_CONFIDENCE for d in told.cards)
+    assert any("not sure of" in w and "TH" in w and "TS" in w for w in told.warnings)
+    # Each where its card lies.
+    for found in told.cards:
+        quad = photo.quads[photo.cards.index(found.card)]
+        middle = np.mean(found.corners, axis=0)
+        assert np.linalg.norm(middle - quad.mean(axis=0)) < 0.25 * float(np.linalg.norm(quad[1] - quad[0]))
+    # Looked at again only so many cards short: three, as it was, leave the show unread.
+    monkeypatch.setattr(module, "SECOND_LOOK_SHORT", 3)
+    assert recognise(data, expect=5).to_dict() == alone.to_dict()
+
+
 def test_a_hand_card_whose_corner_meets_the_next_card_s_corner_is_read(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # This show's hand lies in a row, each card over the edge of the last, the starter apart. The
