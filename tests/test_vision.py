@@ -497,6 +497,13 @@ def _narrow_jack_touching_heart(card: np.ndarray) -> None:
     _heart(card, 17, 52, lobe=4)
 
 
+def _big_king_on_broad_diamond(card: np.ndarray) -> None:
+    """Index: a bold "K" set on a diamond broader than itself, as a deck with a big rank on a big
+    suit sign sets them (one ink blob, only about 1.5 times as long as it is broad)."""
+    cv2.putText(card, "K", (8, 32), cv2.FONT_HERSHEY_SIMPLEX, 1.1, RED_INK, 6)
+    cv2.fillPoly(card, [np.array([[22, 28], [44, 41], [22, 54], [0, 41]], np.int32)], RED_INK)
+
+
 def _heart(card: np.ndarray, x: int, y: int, lobe: int = 5) -> None:
     """A filled heart whose lobes are centred on row `y`, around column `x`."""
     cv2.circle(card, (x - lobe, y), lobe, RED_INK, -1)
@@ -589,6 +596,21 @@ def test_a_narrow_jack_joined_to_its_suit_is_proposed_at_its_corner(angle: float
     elongation = glyphs.lengths[near][0] / glyphs.breadths[near][0]
     assert 4.2 < elongation < 5.0
     assert _best_frame_error(joined_index_homographies(glyphs, edges), quad) < 0.25
+
+
+@pytest.mark.parametrize("angle", [0.0, 35.0, 180.0, 250.0])
+def test_a_squat_index_of_a_big_rank_on_a_big_suit_is_proposed_at_its_corner(angle: float) -> None:
+    from vision.detect import joined_index_homographies
+
+    image, quad = _card_on_table(angle, _big_king_on_broad_diamond)
+    glyphs, edges, near = _glyphs_near_index(image, quad)
+    # One blob, squatter than the joined indices of most decks (1.6 and over) and than pips.
+    assert near.sum() == 1
+    elongation = glyphs.lengths[near][0] / glyphs.breadths[near][0]
+    assert 1.3 < elongation < 1.6
+    assert _best_frame_error(joined_index_homographies(glyphs, edges), quad) < 0.25
+    # Only on the squat blobs' own budget: without it, no frame is near the card.
+    assert _best_frame_error(joined_index_homographies(glyphs, edges, squat=0), quad) == float("inf")
 
 
 def test_a_fanned_cards_corner_skewed_by_the_card_under_it_is_also_proposed_square() -> None:
