@@ -585,15 +585,23 @@ def test_an_ace_with_its_suit_tucked_under_it_is_proposed_at_its_corner(angle: f
     assert _best_frame_error(pair_homographies(glyphs, edges), quad) < 0.25
 
 
+def _one_blob_index(
+    angle: float, index: Callable[[np.ndarray], None]
+) -> tuple[Glyphs, EdgeOrientation, np.ndarray, float]:
+    """`_card_on_table` with `index` drawn as one ink blob: the glyphs, edge directions and card
+    quad, and the blob's length over its breadth."""
+    image, quad = _card_on_table(angle, index)
+    glyphs, edges, near = _glyphs_near_index(image, quad)
+    assert near.sum() == 1
+    return glyphs, edges, quad, float(glyphs.lengths[near][0] / glyphs.breadths[near][0])
+
+
 @pytest.mark.parametrize("angle", [0.0, 180.0, 250.0])
 def test_a_narrow_jack_joined_to_its_suit_is_proposed_at_its_corner(angle: float) -> None:
     from vision.detect import joined_index_homographies
 
-    image, quad = _card_on_table(angle, _narrow_jack_touching_heart)
-    glyphs, edges, near = _glyphs_near_index(image, quad)
-    # One blob, longer than an index of a typical deck for its breadth (over 4.2 times).
-    assert near.sum() == 1
-    elongation = glyphs.lengths[near][0] / glyphs.breadths[near][0]
+    glyphs, edges, quad, elongation = _one_blob_index(angle, _narrow_jack_touching_heart)
+    # Longer than an index of a typical deck for its breadth (over 4.2 times).
     assert 4.2 < elongation < 5.0
     assert _best_frame_error(joined_index_homographies(glyphs, edges), quad) < 0.25
 
@@ -602,11 +610,8 @@ def test_a_narrow_jack_joined_to_its_suit_is_proposed_at_its_corner(angle: float
 def test_a_squat_index_of_a_big_rank_on_a_big_suit_is_proposed_at_its_corner(angle: float) -> None:
     from vision.detect import joined_index_homographies
 
-    image, quad = _card_on_table(angle, _big_king_on_broad_diamond)
-    glyphs, edges, near = _glyphs_near_index(image, quad)
-    # One blob, squatter than the joined indices of most decks (1.6 and over) and than pips.
-    assert near.sum() == 1
-    elongation = glyphs.lengths[near][0] / glyphs.breadths[near][0]
+    glyphs, edges, quad, elongation = _one_blob_index(angle, _big_king_on_broad_diamond)
+    # Squatter than most decks' joined indices (1.6 times as long as broad and over).
     assert 1.3 < elongation < 1.6
     assert _best_frame_error(joined_index_homographies(glyphs, edges), quad) < 0.25
     # Only on the squat blobs' own budget: without it, no frame is near the card.
