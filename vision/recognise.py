@@ -33,6 +33,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from scorer.discard import HELD
+from scorer.rules import SHOW_CARDS
 from vision.cards import split_code
 from vision.classify import (
     CardReading,
@@ -131,20 +133,20 @@ card's corner. A lone corner's frame guesses the card's size from one corner or 
 and on development shows those read too weakly to count were up to 1.4 times too small, a few
 hundredths of a card off, or turned a few degrees."""
 
-SECOND_LOOK_SHORT = 6
-"""Read this many cards short of the count or fewer, `second_look` looks for the cards missed,
-one at a time (and `likeliest_left` takes any still missing): six, the largest hand a page asks
-for (a two-player deal), so a photo of any hand a page asks for is looked at again however much
-of it was missed. Of 1,130 development photos told their count (shows, hands held fanned), 15
-were read two or three short: the looks found 9 cards, all right (three hands now exact), and no
-other card in any. At three, a photo read four or more short was left as read: 4 of 1,450
-development photos (held hands 6,200,003 and 6,200,022, one and two of six read; 6,200,172, none
-of four; harsh show 8,400,148, one of five) and 5 of 400 procedural harsh shows (40,001 on).
-Looked at again, these gained 9 right cards and 2 wrong, all named for the player to check (the
-wrong ones, a 5S for the 5C and an AC, at 0.54); the looks took 20-62 ms. Told four cards more
-than they hold, 120 development shows (8,860,001 on, starter apart and harsh) gained one false
-card in all (0.56), and 60 photos of tables with clutter and printed paper but no card, told
-five or six, gained none."""
+SECOND_LOOK_SHORT = max(SHOW_CARDS, *HELD.values())
+"""Read this many cards short of the count or fewer, `second_look` looks for the cards missed, one
+at a time (and `likeliest_left` takes any still missing): six, the largest hand a page asks for
+(a show's five, or the cards of a two-player deal, `scorer.discard.HELD`), so a photo of any
+hand a page asks for is looked at again however much of it was missed. Of 1,130 development
+photos told their count (shows, hands held fanned), 15 were read two or three short: the looks
+found 9 cards, all right (three hands now exact), and no other card in any. At three, a photo
+read four or more short was left as read: 4 of 1,450 development photos (held hands 6,200,003
+and 6,200,022, one and two of six read; 6,200,172, none of four; harsh show 8,400,148, one of
+five) and 5 of 400 procedural harsh shows (40,001 on). Looked at again, these gained 9 right
+cards and 2 wrong, all named for the player to check (the wrong ones, a 5S for the 5C and an
+AC, at 0.54); the looks took 20-62 ms. Told four cards more than they hold, 120 development
+shows (8,860,001 on, starter apart and harsh) gained one false card in all (0.56), and 60
+photos of tables with clutter and printed paper but no card, told five or six, gained none."""
 
 SECOND_LOOK_AT_MOST = 32
 """Lone readings `second_look` reads again, the likeliest first: it costs about nine patches
