@@ -267,11 +267,8 @@ def joined_index_homographies(
     """
     elongation = glyphs.lengths / np.maximum(glyphs.breadths, 1e-6)
     rank_sizes = glyphs.lengths / PAIRS.joined_length_in_ranks
-    ok = (
-        (elongation >= PAIRS.joined_elongation[0])
-        & (elongation <= PAIRS.joined_elongation[1])
-        & (rank_sizes >= GLYPHS.min_px)
-    )
+    sized = rank_sizes >= GLYPHS.min_px
+    ok = (elongation >= PAIRS.joined_elongation[0]) & (elongation <= PAIRS.joined_elongation[1]) & sized
     chosen = np.nonzero(ok)[0]
     typical = math.sqrt(PAIRS.joined_elongation[0] * PAIRS.joined_elongation[1])
     chosen = chosen[np.argsort(np.abs(np.log(elongation[chosen] / typical)), kind="stable")][
@@ -279,9 +276,7 @@ def joined_index_homographies(
     ]
     if squat:
         squatter = np.nonzero(
-            (elongation >= PAIRS.squat_elongation)
-            & (elongation < PAIRS.joined_elongation[0])
-            & (rank_sizes >= GLYPHS.min_px)
+            (elongation >= PAIRS.squat_elongation) & (elongation < PAIRS.joined_elongation[0]) & sized
         )[0]
         squatter = squatter[np.argsort(-elongation[squatter], kind="stable")][:squat]
         chosen = np.concatenate([chosen, squatter])
