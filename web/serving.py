@@ -33,20 +33,20 @@ def served(app: Any, threads: int = 4) -> Iterator[str]:
     finally:
         server.task_dispatcher.shutdown(timeout=STOP_SECONDS)  # its threads wake the loop when done
         try:
-            server.trigger.pull_trigger(lambda: _close_all(server._map))
+            server.trigger.pull_trigger(lambda: _close_all(server))
         except OSError:
             # The trigger is closed: the loop closed its map and ended already (EBADF, seen
             # once on CI at a loaded test's teardown). Close whatever it left, here.
-            _close_all(server._map)
+            _close_all(server)
         thread.join(timeout=STOP_SECONDS)
 
 
-def _close_all(socket_map: dict[int, Any]) -> None:
-    """`wasyncore.close_all`, each connection first closed as waitress closes one whose client
-    went (`handle_close`): what it has still to send is closed with it. `close_all` drops that
-    open, and a file being sent (the offline bundle a page fetches as a browser test ends) was a
-    ResourceWarning wherever it was collected: an error in a later test's teardown, seen on CI."""
-    for dispatcher in list(socket_map.values()):
-        if hasattr(dispatcher, "outbufs"):  # a connection (`waitress.channel.HTTPChannel`)
-            dispatcher.handle_close()
-    wasyncore.close_all(socket_map)
+def _close_all(server: Any) -> None:
+    """`wasyncore.close_all` of the server's sockets, each connection first closed as waitress
+    closes one whose client went (`handle_close`), so that what it has still to send is closed
+    with it. `close_all` drops that open, and a file being sent (the offline bundle a page
+    fetches as a browser test ends) was a ResourceWarning wherever it was collected: an error in
+    a later test's teardown, seen on CI."""
+    for channel in list(server.active_channels.values()):  # each leaves the dict as it closes
+        channel.handle_close()
+    wasyncore.close_all(server._map)
