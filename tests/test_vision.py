@@ -1343,9 +1343,22 @@ def test_a_photo_read_on_two_threads_reads_as_on_one(
     recognise(shows[0][0].jpeg_bytes())  # type: ignore[attr-defined]
     assert ran_on[:-1] == [threading.current_thread().name] * len(shows)
     assert ran_on[-1].startswith("reading") and ran_on[-1] != threading.current_thread().name
-    for photo, _ in shows:  # told a count, the edge loops are found beside the enclosed regions too
+    # Told a count, the edge loops are found beside the enclosed regions too, and the other card
+    # masks beside the edge outlines' reading: the show whose edges fall short wants them.
+    masks_on: list[str] = []
+    real_masks = module.card_masks
+
+    def noting_masks(*args: object) -> object:
+        masks_on.append(threading.current_thread().name)
+        return real_masks(*args)
+
+    monkeypatch.setattr(module, "card_masks", noting_masks)
+    for photo, _ in shows:
         data = photo.jpeg_bytes()  # type: ignore[attr-defined]
         assert recognise(data, threads=1, expect=5).to_dict() == recognise(data, expect=5).to_dict()
+    masks_on.clear()
+    recognise(shows[2][0].jpeg_bytes(), expect=5)  # type: ignore[attr-defined]
+    assert len(masks_on) == 1 and masks_on[0].startswith("reading")
 
 
 def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
@@ -1355,7 +1368,7 @@ def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
     # photo is read in full, to the same answer as without.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
     made: list[str] = []
-    for name in ("card_masks", "segment_proposals"):
+    for name in ("broken_outline_blobs", "segment_proposals"):
         real = getattr(module, name)
 
         def noting(*args: object, real: Callable[..., object] = real, name: str = name) -> object:
@@ -1372,8 +1385,8 @@ def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
             ways.append("in full")
             assert told.to_dict() == full.to_dict()
         else:
-            # The edges' outlines alone read them (the other card masks never made), or those
-            # and the blobs' corners (the glyphs never read): every card sure, and the starter
+            # The edges' outlines alone read them (the broken outlines never looked for), or
+            # those and the blobs' corners (the glyphs never read): every card sure, and the starter
             # lying apart found as in the full reading.
             ways.append("corners" if made else "edges")
             assert all(d.confidence >= module.UNSURE_BELOW for d in told.cards)
@@ -1390,18 +1403,23 @@ def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
 
 def test_a_glyph_search_no_longer_wanted_stops() -> None:
     # Told a count, the glyphs are looked for on the second thread while the blobs' corners are
-    # read; when those suffice, the reading sets `stop` and the search stops at its next step.
+    # read, and the other masks' blobs while the edge outlines are; when those suffice, the
+    # reading sets `stop` and each search stops at its next step.
     import threading
 
-    from vision.detect import Stopped, card_masks, glyph_proposals, paper_regions, prepare
+    from vision.detect import Stopped, card_masks, glyph_proposals, mask_blobs, paper_regions, prepare
 
     prepared = prepare(load_image(render_show(40_002, harsh=False).jpeg_bytes()).pixels)
-    paper = paper_regions(card_masks(prepared))
+    masks = card_masks(prepared)
+    paper = paper_regions(masks)
     stop = threading.Event()
     assert glyph_proposals(prepared, paper, stop)
+    assert mask_blobs(prepared, masks, stop)
     stop.set()
     with pytest.raises(Stopped):
         glyph_proposals(prepared, paper, stop)
+    with pytest.raises(Stopped):
+        mask_blobs(prepared, masks, stop)
 
 
 def _found_only_told_five(

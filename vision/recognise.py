@@ -64,6 +64,7 @@ from vision.detect import (
     prepare,
     segment_proposals,
     squared_proposals,
+    stop_if,
     unique_quads,
 )
 from vision.geometry import (
@@ -348,16 +349,17 @@ def recognise(
     cards, every one of them surely (`UNSURE_BELOW`), no card is missing, and the search for
     cards whose outline is lost (lone corners and index glyphs, for fanned or overlapping
     cards) is skipped: about half a show's reading time when its cards lie apart. The outlines
-    are first looked for in the edges alone, and in the other card masks only when that look
-    falls short (see `edge_outlines`). Short of the count, the blobs' corners are read next,
-    and the reading stops there when they read the count surely with the outlines (see
-    `find_candidates`). Any other photo is read in full, as without `expect`; its index glyphs
-    are looked for, on the second thread, as soon as the edge outlines fall short (see
-    `bench/bench_recognise.py`). Read up to `SECOND_LOOK_SHORT` cards short of
-    `expect`, the cards missed are looked for again, one at a time (see `second_look`), and
-    any still missing taken from the likeliest readings left (see `likeliest_left`). Read past
-    `expect`, a card read where a surer one lies may be that card read again, wrongly, and the
-    count may leave it out (see `past_count`). ValueError if `expect` is under 1."""
+    are first looked for in the edges alone, and in the other card masks (made on the second
+    thread meanwhile) only when that look falls short (see `edge_outlines`). Short of the
+    count, the blobs' corners are read next, and the reading stops there when they read the
+    count surely with the outlines (see `find_candidates`). Any other photo is read in full,
+    as without `expect`; its index glyphs are looked for, on the second thread, as soon as the
+    edge outlines fall short (see `bench/bench_recognise.py`). Read up to `SECOND_LOOK_SHORT`
+    cards short of `expect`, the cards missed are looked for again, one at a time (see
+    `second_look`), and any still missing taken from the likeliest readings left (see
+    `likeliest_left`). Read past `expect`, a card read where a surer one lies may be that card
+    read again, wrongly, and the count may leave it out (see `past_count`). ValueError if
+    `expect` is under 1."""
     if expect is not None and expect < 1:
         raise ValueError(f"expect is a number of cards, at least 1, not {expect}")
     lap = _no_lap if laps is None else laps.lap
@@ -428,7 +430,7 @@ def find_candidates(
         loops: list[Blob] = []
         known: FrameReadings = {}
         if expect is not None:
-            glanced, glance, enclosed, loops = edge_outlines(prepared, pyramid, model, beside, known)
+            glanced, glance, enclosed, loops, others = edge_outlines(prepared, pyramid, model, beside, known)
             lap("edge outlines")
             if _outlines_suffice(glanced, model, expect):
                 _skip(lap, "outlines")
@@ -443,14 +445,14 @@ def find_candidates(
             glyphs = beside.run(glyph_proposals, prepared, notched)
             blobs = find_blobs(prepared, masks) + broken.result()
         else:
-            # The edge outlines fell short, and the other masks seldom read what they missed, so
-            # the glyphs are looked for beside these outlines now (the lone corners will most
-            # likely be wanted), and the broken outlines here. The same blobs, in the same order
-            # as without `expect`; the edges' are not found again.
-            masks = card_masks(prepared)
-            paper, notched = paper_and_notches(masks)
+            # The edge outlines fell short. The other masks' blobs were looked for beside them
+            # (see `edge_outlines`); the broken outlines are looked for here, and the glyphs
+            # beside these (the lone corners will most likely be wanted). The same blobs, in
+            # the same order as without `expect`; the edges' are not found again.
+            traced = broken_outline_blobs(prepared)
+            paper, notched, masked = others.result()
             glyphs = beside.run(glyph_proposals, prepared, notched, beside.stop)
-            blobs = mask_blobs(prepared, masks[:-1]) + enclosed + loops + broken_outline_blobs(prepared)
+            blobs = masked + enclosed + loops + traced
         outlines = outline_proposals(unique_quads(paper_outlines(prepared, blobs)))
         lap("outlines")
         candidates = read_candidates(pyramid, outlines, model, known)
@@ -744,24 +746,43 @@ def edge_outlines(
     model: IndexModel,
     beside: _Beside,
     known: FrameReadings | None = None,
-) -> tuple[list[Candidate], list[Proposal], list[Blob], list[Blob]]:
+) -> tuple[list[Candidate], list[Proposal], list[Blob], list[Blob], Future[_Masked] | _Later[_Masked]]:
     """The whole outlines found in the edges alone, read: where a reading told how many cards
     to expect looks first. Of the card masks (`vision.detect.card_masks`) only the regions the
     edges enclose, and the edges' closed loops, which share the photo's edge trace (found on
     `beside`'s second thread). A card's outline there follows its edge, where the table turns
     to paper; the bright-paper masks put it a pixel or two inside, in the edge's fall-off, and
     the starter's gap (`vision.starter`), in card widths, is sensitive to that. The other
-    masks, the broken outlines and the lone corners are looked for only when this look does not
+    masks, the broken outlines and the lone corners are wanted only when this look does not
     read every expected card surely, and the full reading then finds the outlines it finds
-    without `expect` (these blobs are not found twice).
+    without `expect` (these blobs are not found twice). The other masks' blobs are looked for
+    on the second thread while this look's outlines are read (`others`), and stop when the
+    reading leaves `beside` without them; on one thread, only when asked for.
 
-    Returns the candidates, the outline proposals they read, and the blobs of the enclosed
-    regions and of the loops; the frames read are added to `known` (see `read_candidates`)."""
+    Returns the candidates, the outline proposals they read, the blobs of the enclosed regions
+    and of the loops, and `others`; the frames read are added to `known` (see
+    `read_candidates`)."""
     looped = beside.run(edge_loop_blobs, prepared)
     enclosed = mask_blobs(prepared, [prepared.enclosed])
     loops = looped.result()
+    others = beside.run(_other_masks, prepared, beside.stop)
     glance = outline_proposals(unique_quads(paper_outlines(prepared, enclosed + loops)))
-    return read_candidates(pyramid, glance, model, known), glance, enclosed, loops
+    return read_candidates(pyramid, glance, model, known), glance, enclosed, loops, others
+
+
+_Masked = tuple[NDArray[np.uint8], NDArray[np.uint8], list[Blob]]
+"""The paper and notched masks (`vision.detect.paper_and_notches`) and the blobs of the card
+masks other than the edges' (see `_other_masks`)."""
+
+
+def _other_masks(prepared: Prepared, stop: Event) -> _Masked:
+    """The card masks' paper and notched masks and the blobs of every card mask but the edges'
+    enclosed regions (the last), as the reading without `expect` finds them; raises `Stopped`
+    at its next step once `stop` is set (see `vision.detect.stop_if`)."""
+    masks = card_masks(prepared)
+    stop_if(stop)
+    paper, notched = paper_and_notches(masks)
+    return paper, notched, mask_blobs(prepared, masks[:-1], stop)
 
 
 def _count_proposals(laps: Laps | None, outlines: list[Proposal], lone: list[Proposal]) -> None:
@@ -788,9 +809,10 @@ class _Beside:
     """Runs stages beside the calling thread: on a second thread when `threads` is 2 or more; on
     one, each runs on the calling thread when its result is first asked for, where a reading on
     one thread has always run it (so the bench's stage laps keep their meaning). A context
-    manager: leaving it waits for what runs beside. A stage given `stop` (an `Event` set on
-    leaving) stops at its next step (`vision.detect.stop_if`), when nothing asked for its
-    result: the reading found what it looked for without it."""
+    manager: leaving it sets `stop` and does not wait. A stage given `stop` stops at its next
+    step (`vision.detect.stop_if`), when nothing asked for its result: the reading found what it
+    looked for without it, and its answer does not wait for that step to end. Every other stage
+    run beside is one whose result the reading asks for before it leaves."""
 
     def __init__(self, threads: int) -> None:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="reading") if threads > 1 else None
@@ -802,7 +824,7 @@ class _Beside:
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
     def run(self, function: Callable[..., _T], *args: object) -> Future[_T] | _Later[_T]:
         """`function(*args)`, started on the second thread, or to be run when asked for."""

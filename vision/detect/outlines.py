@@ -14,6 +14,7 @@ import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from threading import Event
 from typing import cast
 
 import cv2
@@ -21,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.detect.prepare import PREPARE, Prepared, odd_kernel
-from vision.detect.proposal import Proposal, Stage, card_corners_from_frame
+from vision.detect.proposal import Proposal, Stage, card_corners_from_frame, stop_if
 from vision.geometry import (
     ROTATE_HALF_TURN,
     Quad,
@@ -111,9 +112,9 @@ def find_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]
     return mask_blobs(prepared, masks) + edge_loop_blobs(prepared)
 
 
-def mask_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]:
+def mask_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]], stop: Event | None = None) -> list[Blob]:
     """Card-sized light regions from every mask, with their quads (`find_blobs` without the
-    edge loops)."""
+    edge loops). `stop`: when set, raises `Stopped` at its next step (see `stop_if`)."""
     h, w = prepared.gray.shape
     image_area = float(h * w)
     blobs: list[Blob] = []
@@ -127,6 +128,7 @@ def mask_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]]) -> list[Blob]
         closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, small)
         fine = cv2.morphologyEx(closed, cv2.MORPH_OPEN, small)
         for variant in (closed, fine, cv2.morphologyEx(fine, cv2.MORPH_CLOSE, large)):
+            stop_if(stop)
             padded = cv2.copyMakeBorder(
                 variant,
                 OUTLINES.padding_px,
