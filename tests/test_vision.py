@@ -1320,6 +1320,21 @@ def test_synthetic_shows_are_read_exactly(shows: list[tuple[object, Recognition]
         assert sorted(d.card for d in result.cards) == sorted(photo.cards)  # type: ignore[attr-defined]
 
 
+def _threads_running(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[str]:
+    """The names of the threads `module.name` runs on from now on, one per call, in order."""
+    import threading
+
+    ran_on: list[str] = []
+    real = getattr(module, name)
+
+    def noting(*args: object) -> object:
+        ran_on.append(threading.current_thread().name)
+        return real(*args)
+
+    monkeypatch.setattr(module, name, noting)
+    return ran_on
+
+
 def test_a_photo_read_on_two_threads_reads_as_on_one(
         shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch) -> None:
     # The recogniser reads a photo on two threads (READING_THREADS): the answer must not depend
@@ -1328,14 +1343,7 @@ def test_a_photo_read_on_two_threads_reads_as_on_one(
 
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
     assert module.READING_THREADS == 2
-    ran_on: list[str] = []
-    real = module.glyph_proposals
-
-    def noting(*args: object) -> object:
-        ran_on.append(threading.current_thread().name)
-        return real(*args)
-
-    monkeypatch.setattr(module, "glyph_proposals", noting)
+    ran_on = _threads_running(monkeypatch, module, "glyph_proposals")
     for photo, on_two in shows:
         on_one = recognise(photo.jpeg_bytes(), threads=1)  # type: ignore[attr-defined]
         assert on_one.to_dict() == on_two.to_dict()
@@ -1345,14 +1353,7 @@ def test_a_photo_read_on_two_threads_reads_as_on_one(
     assert ran_on[-1].startswith("reading") and ran_on[-1] != threading.current_thread().name
     # Told a count, the edge loops are found beside the enclosed regions too, and the other card
     # masks beside the edge outlines' reading: the show whose edges fall short wants them.
-    masks_on: list[str] = []
-    real_masks = module.card_masks
-
-    def noting_masks(*args: object) -> object:
-        masks_on.append(threading.current_thread().name)
-        return real_masks(*args)
-
-    monkeypatch.setattr(module, "card_masks", noting_masks)
+    masks_on = _threads_running(monkeypatch, module, "card_masks")
     for photo, _ in shows:
         data = photo.jpeg_bytes()  # type: ignore[attr-defined]
         assert recognise(data, threads=1, expect=5).to_dict() == recognise(data, expect=5).to_dict()
