@@ -812,7 +812,8 @@ class _Beside:
     manager: leaving it sets `stop` and does not wait. A stage given `stop` stops at its next
     step (`vision.detect.stop_if`), when nothing asked for its result: the reading found what it
     looked for without it, and its answer does not wait for that step to end. Every other stage
-    run beside is one whose result the reading asks for before it leaves."""
+    run beside is one whose result the reading asks for before it returns; a reading that raises
+    leaves what still runs beside to end on its own."""
 
     def __init__(self, threads: int) -> None:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="reading") if threads > 1 else None
