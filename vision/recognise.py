@@ -426,11 +426,9 @@ def find_candidates(
         if pyramid is None:
             pyramid = build_pyramid(bgr)
         lap("prepare")
-        enclosed: list[Blob] = []
-        loops: list[Blob] = []
         known: FrameReadings = {}
         if expect is not None:
-            glanced, glance, enclosed, loops, others = edge_outlines(prepared, pyramid, model, beside, known)
+            glanced, glance, edged, others = edge_outlines(prepared, pyramid, model, beside, known)
             lap("edge outlines")
             if _outlines_suffice(glanced, model, expect):
                 _skip(lap, "outlines")
@@ -452,7 +450,7 @@ def find_candidates(
             traced = broken_outline_blobs(prepared)
             paper, notched, masked = others.result()
             glyphs = beside.run(glyph_proposals, prepared, notched, beside.stop)
-            blobs = masked + enclosed + loops + traced
+            blobs = masked + edged + traced
         outlines = outline_proposals(unique_quads(paper_outlines(prepared, blobs)))
         lap("outlines")
         candidates = read_candidates(pyramid, outlines, model, known)
@@ -746,7 +744,7 @@ def edge_outlines(
     model: IndexModel,
     beside: _Beside,
     known: FrameReadings | None = None,
-) -> tuple[list[Candidate], list[Proposal], list[Blob], list[Blob], Future[_Masked] | _Later[_Masked]]:
+) -> tuple[list[Candidate], list[Proposal], list[Blob], Future[_Masked] | _Later[_Masked]]:
     """The whole outlines found in the edges alone, read: where a reading told how many cards
     to expect looks first. Of the card masks (`vision.detect.card_masks`) only the regions the
     edges enclose, and the edges' closed loops, which share the photo's edge trace (found on
@@ -760,14 +758,13 @@ def edge_outlines(
     reading leaves `beside` without them; on one thread, only when asked for.
 
     Returns the candidates, the outline proposals they read, the blobs of the enclosed regions
-    and of the loops, and `others`; the frames read are added to `known` (see
+    then of the loops, and `others`; the frames read are added to `known` (see
     `read_candidates`)."""
     looped = beside.run(edge_loop_blobs, prepared)
-    enclosed = mask_blobs(prepared, [prepared.enclosed])
-    loops = looped.result()
+    edged = mask_blobs(prepared, [prepared.enclosed]) + looped.result()
     others = beside.run(_other_masks, prepared, beside.stop)
-    glance = outline_proposals(unique_quads(paper_outlines(prepared, enclosed + loops)))
-    return read_candidates(pyramid, glance, model, known), glance, enclosed, loops, others
+    glance = outline_proposals(unique_quads(paper_outlines(prepared, edged)))
+    return read_candidates(pyramid, glance, model, known), glance, edged, others
 
 
 _Masked = tuple[NDArray[np.uint8], NDArray[np.uint8], list[Blob]]
