@@ -1761,6 +1761,45 @@ def test_the_evaluation_says_what_faces_its_generated_photos_have(
     assert decks.summary() == "2 SVG decks, 0 procedural styles"
 
 
+def test_a_generated_photo_names_the_deck_its_faces_are_from() -> None:
+    # `vision.evaluate --verbose` names each missed photo's deck, so a miss one deck's print
+    # causes shows as that deck's: the photo carries the name, and naming it draws nothing
+    # more (the same seed gives the same photo as the library it came from).
+    from vision.synth import FaceLibrary, procedural_face, procedural_library, render_deal
+
+    styles = procedural_library(TEST_SEEDS[0], count=3).styles
+    one_style = FaceLibrary(styles=styles[1:2])
+    photo = render_show(TEST_SEEDS[0], one_style, harsh=False)
+    assert photo.deck == "procedural style 1"
+    faces = {code: procedural_face(code, styles[2], random.Random(i)) for i, code in enumerate(CARD_CODES)}
+    named = FaceLibrary(svg=[("our-deck", faces)], styles=styles)
+    svg_seed = next(seed for seed in range(1, 100) if random.Random(seed).random() < named.svg_share)
+    assert render_held_hand(svg_seed, named).deck == "our-deck"
+    assert render_deal(svg_seed, named).deck == "our-deck"
+    # Of several styles, the one drawn first from the photo's seed, counted from 1.
+    picked = FaceLibrary(styles=styles)
+    for seed in TEST_SEEDS[:3]:
+        expected = f"procedural style {styles.index(random.Random(seed).choice(styles)) + 1}"
+        assert render_show(seed, picked, harsh=False).deck == expected
+
+
+def test_the_evaluation_counts_missed_cards_by_deck() -> None:
+    from vision.evaluate import DECK_HEADER, Tally, decks_missed
+
+    shows, deals = Tally("shows"), Tally("deals")
+    shows.add("seed 1", ["AS", "2S", "3S"], ["AS", "2S", "3S"], 10.0, deck="plain")
+    shows.add("seed 2", ["AS", "2S", "3S"], ["AS", "4S"], 10.0, deck="bordered")  # 2 missed, 1 false
+    deals.add("seed 3", ["5H", "6H", "7H", "8H"], ["5H"], 10.0, deck="bordered")  # 3 missed
+    deals.add("seed 4", ["5H", "6H"], ["5H", "6H", "KD"], 10.0, deck="plain")  # 1 false
+    deals.add("photo.jpg", ["5H"], [], 10.0)  # a labelled photo has no deck
+    assert [count.row() for count in decks_missed([shows, deals])] == [
+        "| bordered | 2 | 7 | 5 | 1 |",
+        "| plain | 2 | 5 | 0 | 1 |",
+    ]
+    assert DECK_HEADER.splitlines()[0] == "| deck | generated photos | cards | missed | false |"
+    assert decks_missed([Tally("none")]) == []
+
+
 def test_random_is_not_used_at_module_level() -> None:
     # The generator takes explicit seeds: two renders of one seed are identical.
     first = render_show(TEST_SEEDS[0], harsh=False).image

@@ -20,6 +20,9 @@ extra), and the median and 95th-percentile time per photo, measured from the fil
 (decode included); then a second one for `Recognition.starter`: on generated shows how often
 the card suggested as the starter is the starter, a hand card (wrong) or none, and on the
 labelled photos (no shows, so no starter to be right about) how often any card is suggested.
+`--verbose` lists every photo not read exactly, a generated one with the deck its faces are
+drawn from, and then, for the generated photos, the decks that missed a card or reported a
+false one (`decks_missed`): a deck whose print a stage loses misses cards photo after photo.
 """
 
 from __future__ import annotations
@@ -62,6 +65,8 @@ class Tally:
     exact: int = 0
     millis: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
+    decks: dict[str, DeckCount] = field(default_factory=dict)
+    """The generated photos' counts by the deck their faces are drawn from."""
 
     def add(
         self,
@@ -70,9 +75,10 @@ class Tally:
         got: Iterable[str],
         millis: float,
         stages: Mapping[str, str] | None = None,
+        deck: str | None = None,
     ) -> None:
         """Count one photo; `stages` names the detector stage that proposed each card found, to
-        trace an extra one."""
+        trace an extra one; `deck` names a generated photo's deck (`SyntheticPhoto.deck`)."""
         want, have = set(expected), list(got)
         hits = len(want & set(have))
         self.images += 1
@@ -80,6 +86,8 @@ class Tally:
         self.found += len(have)
         self.right += hits
         self.millis.append(millis)
+        if deck is not None:
+            self.decks.setdefault(deck, DeckCount(deck)).add(len(want), len(have), hits)
         if hits == len(want) == len(have):
             self.exact += 1
         else:
@@ -101,6 +109,50 @@ class Tally:
             f"| {self.name} | {self.images} | {recall:.1%} | {precision:.1%} | {exact:.1%} | "
             f"{median:.0f} | {p95:.0f} |"
         )
+
+
+@dataclass
+class DeckCount:
+    """Generated photos of one deck, over every generated row: how many, their cards, how many
+    of those were missed, and the false cards reported."""
+
+    deck: str
+    images: int = 0
+    cards: int = 0
+    missed: int = 0
+    false: int = 0
+
+    def add(self, cards: int, reported: int, right: int) -> None:
+        """Count one photo of `cards` cards, `reported` of them reported, `right` of those right."""
+        self.images += 1
+        self.cards += cards
+        self.missed += cards - right
+        self.false += reported - right
+
+    def row(self) -> str:
+        """This deck's counts as a markdown table row."""
+        return f"| {self.deck} | {self.images} | {self.cards} | {self.missed} | {self.false} |"
+
+
+DECK_HEADER = (
+    "| deck | generated photos | cards | missed | false |\n"
+    "| --- | --- | --- | --- | --- |"
+)
+
+
+def decks_missed(tallies: Iterable[Tally]) -> list[DeckCount]:
+    """The decks of the generated photos that missed a card or reported a false one, over every
+    tally, the most cards missed first (then the most false, then by name)."""
+    totals: dict[str, DeckCount] = {}
+    for tally in tallies:
+        for count in tally.decks.values():
+            total = totals.setdefault(count.deck, DeckCount(count.deck))
+            total.images += count.images
+            total.cards += count.cards
+            total.missed += count.missed
+            total.false += count.false
+    wrong = [count for count in totals.values() if count.missed or count.false]
+    return sorted(wrong, key=lambda count: (-count.missed, -count.false, count.deck))
 
 
 @dataclass
@@ -233,7 +285,7 @@ def _tally_generated(
     for i, photo in enumerate(photos):
         told = len(photo.cards) if told_count else expect
         cards, millis, stages, starter = _timed(photo.jpeg_bytes(), told)
-        tally.add(f"seed {seed + i}", photo.cards, cards, millis, stages)
+        tally.add(f"seed {seed + i} ({photo.deck})", photo.cards, cards, millis, stages, photo.deck)
         if photo.starter_index is not None:
             starters.add(photo.cards[photo.starter_index], starter)
     return tally, starters
@@ -301,7 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--verbose",
         action="store_true",
-        help="list every photo that was not exact (each extra card with the detector stage that proposed it)",
+        help="list every photo that was not exact (each extra card with the detector stage that proposed it, "
+        "each generated photo with its deck), then the generated photos' decks that missed cards",
     )
     args = parser.parse_args(argv)
     default_model()  # load once, outside the timings
@@ -371,6 +424,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for tally in tallies:
             for miss in tally.misses:
                 print(f"{tally.name}: {miss}")
+        decks = decks_missed(tallies)
+        if decks:
+            print()
+            print(DECK_HEADER)
+            for deck in decks:
+                print(deck.row())
     return 0
 
 

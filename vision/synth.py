@@ -460,14 +460,33 @@ class FaceLibrary:
         styles"."""
         return f"{len(self.svg)} SVG decks, {len(self.styles)} procedural styles"
 
-    def deck(self, rng: random.Random) -> Callable[[str], NDArray[np.uint8]]:
-        """Pick a deck for one photo and return its face lookup (procedural faces drawn lazily)."""
+    def deck(self, rng: random.Random) -> Deck:
+        """Pick a deck for one photo and return it (procedural faces drawn lazily)."""
         if self.svg and (not self.styles or rng.random() < self.svg_share):
-            _, faces = rng.choice(self.svg)
-            return faces.__getitem__
+            name, faces = rng.choice(self.svg)
+            return Deck(name, faces.__getitem__)
         style = rng.choice(self.styles)
+        number = next(i for i, each in enumerate(self.styles) if each is style) + 1
         seed = rng.getrandbits(32)
-        return lambda code: procedural_face(code, style, random.Random(seed + CARD_CODES.index(code)))
+        return Deck(
+            f"procedural style {number}",
+            lambda code: procedural_face(code, style, random.Random(seed + CARD_CODES.index(code))),
+        )
+
+
+@dataclass(frozen=True)
+class Deck:
+    """The faces of the deck one photo is drawn from, looked up by card code."""
+
+    name: str
+    """Which deck: an SVG deck's name ("aisleriot-anglo"), or "procedural style N" (the Nth of
+    its library's styles). `vision.evaluate --verbose` names it beside every photo missed, so
+    a miss that one deck's print causes is seen as that deck's."""
+    face: Callable[[str], NDArray[np.uint8]]
+
+    def __call__(self, code: str) -> NDArray[np.uint8]:
+        """The face of card `code` ("5H")."""
+        return self.face(code)
 
 
 def procedural_library(seed: int, count: int = 24, truetype: bool = False) -> FaceLibrary:
@@ -501,6 +520,8 @@ class SyntheticPhoto:
     """Image corners of each readable card, clockwise from its printed top-left corner."""
     placed: tuple[PlacedCard, ...] = ()
     """Every card on the table, readable or not, with how much of each index shows."""
+    deck: str = ""
+    """The name of the deck its faces are drawn from (`Deck.name`)."""
 
     def jpeg_bytes(self, quality: int = 92) -> bytes:
         """The photo as JPEG file bytes, ready to upload."""
@@ -808,6 +829,7 @@ def render_show(
                 starter_index=4,
                 quads=tuple(p.quad for p in placed),
                 placed=tuple(placed),
+                deck=deck.name,
             )
     raise RuntimeError(f"no readable layout found for seed {seed}")
 
@@ -853,7 +875,7 @@ def render_held_hand(
     faces = [deck(code) for code in codes]
     return _fanned(
         rng, codes, faces, lambda: _held_fan(rng, count), size, harsh, (0.45, 0.9),
-        f"no readable held hand found for seed {seed}", fingers=True,
+        f"no readable held hand found for seed {seed}", fingers=True, deck=deck.name,
     )
 
 
@@ -867,10 +889,12 @@ def _fanned(
     fill: tuple[float, float],
     failure: str,
     fingers: bool = False,
+    deck: str = "",
 ) -> SyntheticPhoto:
     """The first of up to `_MAX_LAYOUT_TRIES` layouts (`spots()`, drawn afresh each try, the
     photo filled between the shares `fill`) in which every card's top-left index shows (a fan
-    shows each card only there); RuntimeError(`failure`) if none does. `starter_index` is None."""
+    shows each card only there); RuntimeError(`failure`) if none does. `starter_index` is None;
+    `deck` names the faces' deck."""
     for _ in range(_MAX_LAYOUT_TRIES):
         composed = _compose(rng, codes, faces, spots(), size, harsh, rng.uniform(*fill), fingers=fingers)
         if composed is None:
@@ -883,6 +907,7 @@ def _fanned(
                 starter_index=None,
                 quads=tuple(p.quad for p in placed),
                 placed=tuple(placed),
+                deck=deck,
             )
     raise RuntimeError(failure)
 
@@ -945,7 +970,7 @@ def render_deal(
     faces = [deck(code) for code in codes]
     return _fanned(
         rng, codes, faces, lambda: _deal_spots(rng, counts), size, harsh, (0.85, 0.97),
-        f"no readable deal found for seed {seed}",
+        f"no readable deal found for seed {seed}", deck=deck.name,
     )
 
 
@@ -969,6 +994,7 @@ def render_table(seed: int, library: FaceLibrary, size: tuple[int, int] = (1280,
             starter_index=None,
             quads=tuple(p.quad for p in readable),
             placed=tuple(placed),
+            deck=deck.name,
         )
     raise RuntimeError(f"no layout fits for seed {seed}")
 
