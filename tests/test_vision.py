@@ -559,12 +559,14 @@ def _best_frame_error(frames: list[np.ndarray], quad: np.ndarray) -> float:
 
 
 def _glyphs_near_index(image: np.ndarray, quad: np.ndarray) -> tuple[Glyphs, EdgeOrientation, np.ndarray]:
-    """The glyphs `find_glyphs` sees in `image`, the photo's edge directions, and a mask of the
-    glyphs on the card's top-left index."""
-    from vision.detect import card_masks, edge_orientation, find_glyphs, paper_regions, prepare
+    """The glyphs a reading told its count sees in `image` (`glyph_sets` without the broad cut,
+    which cuts a big index's straight strokes too, its pieces read beside), the photo's edge
+    directions, and a mask of the glyphs on the card's top-left index."""
+    from vision.detect import card_masks, edge_orientation, glyph_sets, paper_regions, prepare
 
     prepared = prepare(image)
-    glyphs = find_glyphs(prepared, paper_regions(card_masks(prepared)))
+    found, more, _ = glyph_sets(prepared, paper_regions(card_masks(prepared)), broad=False)
+    glyphs = found.plus(more)
     width = float(np.linalg.norm(quad[1] - quad[0]))
     index_middle = quad[0] + (quad[1] - quad[0]) * 0.12 + (quad[3] - quad[0]) * 0.2
     near = np.linalg.norm(glyphs.centres - index_middle, axis=1) < 0.3 * width
@@ -713,7 +715,6 @@ def test_an_index_touching_a_small_court_cards_frame_between_cards_is_still_a_gl
     import vision.detect.glyphs as glyphs_module
     from vision.detect import (
         edge_orientation,
-        find_glyphs,
         glyph_proposals,
         glyph_sets,
         joined_index_homographies,
@@ -739,7 +740,8 @@ def test_an_index_touching_a_small_court_cards_frame_between_cards_is_still_a_gl
     everywhere = np.full(prepared.gray.shape, 255, np.uint8)
 
     def rank_glyphs() -> np.ndarray:
-        glyphs = find_glyphs(prepared, everywhere)
+        found, more, _ = glyph_sets(prepared, everywhere)  # the broad cut trims the "K" again
+        glyphs = found.plus(more)
         # The "K" (its ink spans about x 503-519, y 417-435) as a glyph of its own size.
         near = np.linalg.norm(glyphs.centres - np.array([511.0, 426.0]), axis=1) < 5
         return glyphs.sizes[near]
@@ -747,7 +749,7 @@ def test_an_index_touching_a_small_court_cards_frame_between_cards_is_still_a_gl
     assert [float(size) for size in rank_glyphs()] == [19.0]
     # Its pair with the diamond proposes the card's corner, beside (after) all that the glyphs
     # found before propose: their own budget, so none of those is pushed out.
-    found, more = glyph_sets(prepared, everywhere)
+    found, more, _ = glyph_sets(prepared, everywhere)
     assert len(more.sizes) > 0
     edges = edge_orientation(prepared.gray)
     before = pair_homographies(found, edges) + joined_index_homographies(found, edges)
@@ -760,6 +762,41 @@ def test_an_index_touching_a_small_court_cards_frame_between_cards_is_still_a_gl
     monkeypatch.setattr(glyphs_module, "GLYPHS", dataclasses.replace(
         glyphs_module.GLYPHS, short_line_share=glyphs_module.GLYPHS.frame_line_share))
     assert len(rank_glyphs()) == 0
+
+
+def test_an_index_touching_the_broad_edge_of_the_card_over_it_is_a_glyph_when_read_untold() -> None:
+    from vision.detect import glyph_proposals, glyph_sets, prepare
+
+    # A deal laid out to show: a card (130 px wide in a 1280 px photo, on a light table) with
+    # another lying over it, whose edge (a deck's dark border and the card's shadow, 6 px
+    # wide, 120 long: too broad for a thin stroke and too short for table) runs right beside
+    # the index, the "4" touching it.
+    table = np.full((960, 1280, 3), 215, np.uint8)
+    x, y, ink = 500, 400, (40, 40, 40)
+    cv2.rectangle(table, (x, y), (x + 130, y + 182), (250, 250, 250), -1)
+    cv2.putText(table, "4", (x + 4, y + 30), cv2.FONT_HERSHEY_SIMPLEX, 0.75, ink, 2)
+    diamond = np.array([[x + 11, y + 36], [x + 16, y + 44], [x + 11, y + 52], [x + 6, y + 44]], np.int32)
+    cv2.fillPoly(table, [diamond], ink)
+    cv2.rectangle(table, (x + 18, y - 20), (x + 160, y + 100), (250, 250, 250), -1)
+    cv2.rectangle(table, (x + 18, y - 20), (x + 23, y + 100), (60, 60, 60), -1)
+    prepared = prepare(cv2.GaussianBlur(table, (3, 3), 0))
+    everywhere = np.full(prepared.gray.shape, 255, np.uint8)
+
+    def near_the_four(glyphs: Glyphs) -> list[float]:
+        near = np.linalg.norm(glyphs.centres - np.array([511.0, 422.0]), axis=1) < 4
+        return [float(size) for size in glyphs.sizes[near]]
+
+    found, more, broad = glyph_sets(prepared, everywhere)
+    assert near_the_four(found) == near_the_four(more) == []  # one blob with the edge
+    assert near_the_four(broad) == [17.0]
+    assert glyph_sets(prepared, everywhere, broad=False)[2].sizes.size == 0
+    # Its pair with the diamond proposes the card's corner, after all the others propose.
+    quad = np.array([[x, y], [x + 130, y], [x + 130, y + 182], [x, y + 182]], np.float64)
+    told = [p.homography for p in glyph_proposals(prepared, everywhere, broad=False)]
+    untold = [p.homography for p in glyph_proposals(prepared, everywhere)]
+    assert all(np.array_equal(a, b) for a, b in zip(untold, told, strict=False))
+    assert _best_frame_error(told, quad) > 0.25
+    assert _best_frame_error(untold[len(told):], quad) < 0.25
 
 
 def test_a_thick_rank_running_into_its_cards_edge_on_a_dark_table_is_still_a_glyph() -> None:

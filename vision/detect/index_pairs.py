@@ -89,6 +89,11 @@ class IndexPairThresholds:
     cut sets free (`vision.detect.glyphs.glyph_sets`), beside `max_glyph_pairs`."""
     max_short_line_joined: int = 10
     """Upper bound on those glyphs read as joined indices, beside `max_joined`."""
+    max_broad_line_pairs: int = 300
+    """Upper bound on the glyph pairs read per photo that have a glyph only the broad lines'
+    cut sets free (`vision.detect.glyphs.glyph_sets`), beside the budgets above."""
+    max_broad_line_joined: int = 10
+    """Upper bound on those glyphs read as joined indices."""
 
 
 PAIRS = IndexPairThresholds()
@@ -322,22 +327,30 @@ def _index_frames(
 
 
 def glyph_proposals(
-    prepared: Prepared, paper: NDArray[np.uint8], stop: Event | None = None
+    prepared: Prepared, paper: NDArray[np.uint8], stop: Event | None = None, broad: bool = True
 ) -> list[Proposal]:
     """Index corners placed from rank-above-suit glyph pairs and from joined indices on `paper`
     (see `paper_regions`), for cards whose outline is lost. `stop`: when set, the search raises
-    `Stopped` at its next step (see `stop_if`)."""
-    glyphs, more = glyph_sets(prepared, paper, stop)
+    `Stopped` at its next step (see `stop_if`). `broad`: whether to look for the glyphs that
+    only the broad lines' cut sets free too (`glyph_sets`)."""
+    glyphs, more, broad_set = glyph_sets(prepared, paper, stop, broad)
     edges = edge_orientation(prepared.gray)
     stop_if(stop)
     found = lone_proposals(pair_homographies(glyphs, edges), Stage.GLYPH_PAIR) + lone_proposals(
         joined_index_homographies(glyphs, edges), Stage.JOINED_INDEX
     )
-    if not len(more.sizes):
-        return found
-    # The glyphs found again, with shorter lines cut, have their own pairs and their own
-    # budget: counted with the others they would push the likeliest of those out.
-    every = glyphs.plus(more)
-    pairs = pair_homographies(every, edges, len(glyphs.sizes), PAIRS.max_short_line_pairs)
-    joined = joined_index_homographies(more, edges, PAIRS.max_short_line_joined, squat=0)
-    return found + lone_proposals(pairs, Stage.GLYPH_PAIR) + lone_proposals(joined, Stage.JOINED_INDEX)
+    # The glyphs found again, with shorter lines cut and then with broader ones, have their
+    # own pairs and their own budgets: counted with the others they would push the likeliest
+    # of those out.
+    every = glyphs
+    for again, pairs_at_most, joined_at_most in (
+        (more, PAIRS.max_short_line_pairs, PAIRS.max_short_line_joined),
+        (broad_set, PAIRS.max_broad_line_pairs, PAIRS.max_broad_line_joined),
+    ):
+        if not len(again.sizes):
+            continue
+        before, every = len(every.sizes), every.plus(again)
+        pairs = pair_homographies(every, edges, before, pairs_at_most)
+        joined = joined_index_homographies(again, edges, joined_at_most, squat=0)
+        found += lone_proposals(pairs, Stage.GLYPH_PAIR) + lone_proposals(joined, Stage.JOINED_INDEX)
+    return found
