@@ -4,6 +4,8 @@ Long thin straight strokes are cut out of the ink first (on many court cards the
 the line framing the picture), and so is dark table (what survives an erosion that thin
 strokes do not), so that an index touching its card's edge stands alone. The blobs that a
 coarser table cut sets free are looked at again, on paper nearly as bright as card stock.
+Read untold, the glyphs are looked for a third time with the shorter straight lines among
+broader strokes cut (the edge of a card lying over another, drawn by its border and shadow).
 """
 
 from __future__ import annotations
