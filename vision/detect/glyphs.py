@@ -48,12 +48,16 @@ class GlyphThresholds:
     working size) the frame around a court card's picture shows shorter than
     `frame_line_share` between the cards over it, and the index touching it (a king's K) is no
     glyph until it is cut."""
+    thin_stroke_px: int = 5
+    """Strokes narrower than this many pixels (what an opening this wide removes) are the thin
+    ones the frame lines and the shorter lines are looked for in (`_strokes`), and those lines
+    are cut this wide (`_erase`)."""
     broad_stroke_px: int = 9
     """Strokes narrower than this many pixels (what an opening this wide removes) are looked in
     for the straight lines cut for the third set of glyphs (`glyph_sets`), those lines cut this
     wide: in a deal laid out to show, the edge of the card lying over a strip of another runs
     beside the strip's index, drawn by the deck's dark border and the card's shadow 5 to 9
-    pixels wide at the working size, broader than the thin strokes (`_strokes`, 5) the other
+    pixels wide at the working size, broader than the thin strokes (`thin_stroke_px`) the other
     cuts look in. An index touching it (npm's svg-cards prints its rank up to the border) is no
     glyph until it is cut."""
     table_core_radii: tuple[int, int] = (2, 3)
@@ -160,13 +164,14 @@ def glyph_sets(
     ink = (on_paper & (table == 0)).astype(np.uint8)
     stop_if(stop)
     # The frame lines and the shorter lines are looked for in the same thin strokes.
-    thin = _strokes(ink)
-    cut, min_paper = _erase(ink.copy(), _straight_lines(thin, line_px)), GLYPHS.paper_brightness * brightest
+    thin, width = _strokes(ink, GLYPHS.thin_stroke_px), GLYPHS.thin_stroke_px
+    cut = _erase(ink.copy(), _straight_lines(thin, line_px), width)
+    min_paper = GLYPHS.paper_brightness * brightest
     stop_if(stop)
     first = _mask_glyphs(cut, gray, paper, max_px, min_paper, brightest)
     stop_if(stop)
     short_px = GLYPHS.short_line_share * max(h, w)
-    short = _cut_again(_straight_lines(thin, short_px), 5, cut, gray, paper, max_px, min_paper, brightest)
+    short = _cut_again(_straight_lines(thin, short_px), width, cut, gray, paper, max_px, min_paper, brightest)
     stop_if(stop)
     broadly = _NO_GLYPHS
     if broad:
@@ -261,7 +266,8 @@ def _ink_glyphs(
     glyphs and are crisp ink on paper at least `min_paper` bright (`brightest`: the photo's
     brightest grey)."""
     mask = ink.astype(np.uint8)
-    return _mask_glyphs(_erase(mask, _long_lines(mask, line_px)), gray, paper, max_px, min_paper, brightest)
+    cut = _erase(mask, _long_lines(mask, line_px), GLYPHS.thin_stroke_px)
+    return _mask_glyphs(cut, gray, paper, max_px, min_paper, brightest)
 
 
 def _cut_again(
@@ -341,12 +347,12 @@ def _long_lines(ink: NDArray[np.uint8], min_length: float) -> NDArray[np.int32]:
     rank is one big component and no longer a glyph. Glyph strokes are short or curved, so
     cutting the long straight thin lines sets the index free and leaves glyphs whole.
     """
-    return _straight_lines(_strokes(ink), min_length)
+    return _straight_lines(_strokes(ink, GLYPHS.thin_stroke_px), min_length)
 
 
-def _strokes(ink: NDArray[np.uint8], side: int = 5) -> NDArray[np.uint8]:
+def _strokes(ink: NDArray[np.uint8], side: int) -> NDArray[np.uint8]:
     """The strokes of `ink` narrower than `side` pixels: those a `side` x `side` opening
-    removes (by default the thin strokes, up to about four pixels wide)."""
+    removes."""
     square = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
     return np.asarray(cv2.subtract(ink, cv2.morphologyEx(ink, cv2.MORPH_OPEN, square)), np.uint8)
 
@@ -358,7 +364,7 @@ def _straight_lines(thin: NDArray[np.uint8], min_length: float) -> NDArray[np.in
     return np.zeros((0, 4), np.int32) if lines is None else np.asarray(lines[:, 0], np.int32)
 
 
-def _erase(ink: NDArray[np.uint8], lines: NDArray[np.int32], width: int = 5) -> NDArray[np.uint8]:
+def _erase(ink: NDArray[np.uint8], lines: NDArray[np.int32], width: int) -> NDArray[np.uint8]:
     """`ink` with `lines` (see `_long_lines`) erased, `width` pixels wide."""
     for x1, y1, x2, y2 in lines:
         cv2.line(ink, (int(x1), int(y1)), (int(x2), int(y2)), 0, width)
