@@ -338,11 +338,11 @@ def test_200_half_sent_uploads_do_not_lock_anyone_out(served: Server) -> None:
     assert elapsed < FAST_ANSWER_S
 
 
-def unread_bytes(sock: socket.socket) -> int | None:
-    """The bytes sent on ``sock`` (connected on the loopback) that the server has not read: those
-    still queued on ``sock`` and those in the server's socket's receive queue, from
-    /proc/net/tcp; None when the server's socket is gone (closed once it answered)."""
-    here, there = sock.getsockname()[1], sock.getpeername()[1]
+def unread_bytes(here: int, there: int) -> int | None:
+    """The bytes sent from loopback port ``here`` to the server's port ``there`` that the server
+    has not read: those still queued on the sending socket and those in the server's socket's
+    receive queue, from /proc/net/tcp; None when either socket is gone (the server's closed
+    once it answered, or the connection reset)."""
     queues: dict[tuple[int, int], tuple[int, int]] = {}
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
@@ -354,12 +354,12 @@ def unread_bytes(sock: socket.socket) -> int | None:
     return queues[(here, there)][0] + queues[(there, here)][1]
 
 
-def most_unread_bytes(sock: socket.socket) -> int:
-    """The most bytes the kernel can hold between ``sock`` (connected on the loopback) and the
-    server's reads: ``sock``'s send buffer as set and the server's receive buffer grown to its
-    ceiling (the third figure of tcp_rmem), as it grows while the server reads fast."""
-    ceiling = int(Path("/proc/sys/net/ipv4/tcp_rmem").read_text().split()[2])
-    return sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) + ceiling
+def most_unread_bytes(send_buffer: int) -> int:
+    """The most bytes the kernel can hold between a loopback socket whose send buffer is
+    ``send_buffer`` bytes and the server's reads: that buffer and the server's receive buffer
+    grown to its ceiling (the third figure of tcp_rmem), as it grows while the server reads
+    fast."""
+    return send_buffer + int(Path("/proc/sys/net/ipv4/tcp_rmem").read_text().split()[2])
 
 
 def send_until_answered(port: int, head: bytes, total: int, chunked: bool) -> tuple[int, bytes, int, int]:
@@ -377,13 +377,14 @@ def send_until_answered(port: int, head: bytes, total: int, chunked: bool) -> tu
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 256 * 1024)  # fixed: less to guess at
         sock.settimeout(60)
         sock.connect(("127.0.0.1", port))
+        here, send_buffer = sock.getsockname()[1], sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
         sock.sendall(head)
         sock.setblocking(False)
         unread = None
         while sent < total:
             readable, writable, _ = select.select([sock], [sock], [], 10)
             if readable:
-                unread = unread_bytes(sock)
+                unread = unread_bytes(here, port)
                 break
             if not writable:
                 continue
@@ -397,7 +398,7 @@ def send_until_answered(port: int, head: bytes, total: int, chunked: bool) -> tu
         sock.settimeout(60)
         resp = http.client.HTTPResponse(sock)
         resp.begin()
-        return resp.status, resp.read(), sent, most_unread_bytes(sock) if unread is None else unread
+        return resp.status, resp.read(), sent, most_unread_bytes(send_buffer) if unread is None else unread
 
 
 @pytest.mark.parametrize("path", ["/api/score", "/api/recognise", "/count"])
