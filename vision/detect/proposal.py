@@ -34,6 +34,9 @@ class Stage(StrEnum):
     JOINED_INDEX = "joined index"
     """One ink blob shaped like a whole index, rank and suit run together (`index_pairs`)."""
 
+    FAN_STEP = "fan step"
+    """A frame stepped on from two cards read in one fan (`vision.recognise.fan_neighbours`)."""
+
 
 @dataclass(frozen=True)
 class Proposal:
