@@ -1907,6 +1907,23 @@ def test_half_a_fans_step_is_the_half_turn_about_its_pivot() -> None:
     assert np.allclose(half_move(slide), [[1.0, 0.0, 60.0], [0.0, 1.0, -4.0], [0.0, 0.0, 1.0]])
 
 
+def test_a_fans_frames_are_stepped_from_at_the_size_of_the_cards_near_them() -> None:
+    from vision.geometry import corner_homography
+    from vision.recognise import _fan_sized
+
+    # Five frames of a fan a third of a card apart, 100 px wide, but the middle one guessed at
+    # 84 px (a lone corner sized from its print): stepped from, it is sized as its neighbours
+    # are, about its own corner. A frame twice the size (print on a picture) keeps its own.
+    def frame(x: float, width: float) -> np.ndarray:
+        return corner_homography(np.array([x, 200.0]), np.array([width, 0.0]), np.array([0.0, width]))
+
+    widths = [100.0, 100.0, 84.0, 100.0, 100.0, 200.0]
+    frames = np.stack([frame(300.0 + 33.0 * k, w) for k, w in enumerate(widths)])
+    sized = _fan_sized(frames)
+    assert np.allclose(sized[2], frame(366.0, 100.0))
+    assert np.allclose(sized[[0, 1, 3, 4, 5]], frames[[0, 1, 3, 4, 5]])
+
+
 def test_cards_of_a_fan_no_proposal_framed_are_found_from_their_neighbours() -> None:
     from vision.classify import default_model
     from vision.recognise import calibrate, fan_neighbours, find_candidates, merge
