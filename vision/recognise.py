@@ -750,7 +750,7 @@ def _fan_steps(cards: list[Candidate]) -> list[NDArray[np.float64]]:
     distance = np.linalg.norm(step_middles[:, None] - read_middles[None], axis=2)
     alike = (step_acrosses / step_widths[:, None]) @ read_acrosses.T > SAME_WAY_COS
     at_read = ((distance < SAME_INDEX * step_widths[:, None]) & alike).any(axis=1)
-    return _distinct_frames(steps[~at_read])
+    return _distinct_frames(steps[~at_read], step_middles[~at_read], step_acrosses[~at_read])
 
 
 def _fan_sized(frames: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -784,11 +784,13 @@ def _index_lines(frames: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDAr
     return planar[:, :, 0], planar[:, :, 1] - planar[:, :, 0]
 
 
-def _distinct_frames(frames: NDArray[np.float64]) -> list[NDArray[np.float64]]:
+def _distinct_frames(
+    frames: NDArray[np.float64], middles: NDArray[np.float64], acrosses: NDArray[np.float64]
+) -> list[NDArray[np.float64]]:
     """`frames` less each that lies where one before it does: its index middle, and its top
-    edge as a vector a card width long, within `FAN_SAME_FRAME` card widths of that one's. In a
-    fan of thirteen read, most cards are stepped onto from several pairs, a little apart."""
-    middles, acrosses = _index_lines(frames)
+    edge as a vector a card width long (`middles` and `acrosses`, as `_index_lines` gives them
+    for `frames`), within `FAN_SAME_FRAME` card widths of that one's. In a fan of thirteen
+    read, most cards are stepped onto from several pairs, a little apart."""
     widths = np.linalg.norm(acrosses, axis=1)
     finite = np.isfinite(middles).all(axis=1) & np.isfinite(acrosses).all(axis=1) & (widths > 0)
     distinct: list[int] = []
