@@ -1878,6 +1878,32 @@ def test_a_deal_is_four_fanned_hands_each_card_showing_its_index() -> None:
     assert np.array_equal(render_deal(TEST_SEEDS[0]).image, photo.image)
 
 
+def test_a_spread_deal_is_four_hands_laid_straight_one_index_of_each_card_showing() -> None:
+    from vision.synth import DEAL_HAND_CARDS, SPREAD_STRIP, render_spread_deal
+
+    # A deal laid out as a bridge dummy is: four hands of nine to thirteen different cards, each
+    # in runs of cards slid, not turned, over one another; one index corner of every card whole.
+    photo = render_spread_deal(TEST_SEEDS[1])
+    low, high = DEAL_HAND_CARDS
+    assert 4 * low <= len(photo.cards) <= 4 * high and len(set(photo.cards)) == len(photo.cards)
+    assert photo.starter_index is None
+    assert all(max(card.visible) >= 0.9 for card in photo.placed)
+    # Most cards lie a strip from the card before them (the next in their run), turned alike or
+    # upside down (a card put down the other way up), its middle moved along one side only.
+    slid = 0
+    for before, after in zip(photo.quads, photo.quads[1:], strict=False):
+        width = float(np.linalg.norm(before[1] - before[0]))
+        across = (before[1] - before[0]) / width
+        down = (before[3] - before[0]) / float(np.linalg.norm(before[3] - before[0]))
+        move = np.mean(after, axis=0) - np.mean(before, axis=0)
+        turn = float(np.degrees(np.arccos(np.clip(abs(across @ (after[1] - after[0])) / width, 0, 1))))
+        along = sorted((abs(float(move @ across)) / width, abs(float(move @ down)) / width))
+        strips = (SPREAD_STRIP[0][0] - 0.05, SPREAD_STRIP[1][1] + 0.1)
+        slid += turn < 8 and strips[0] < along[1] < strips[1] and along[0] < 0.15
+    assert slid >= len(photo.cards) / 2
+    assert np.array_equal(render_spread_deal(TEST_SEEDS[1]).image, photo.image)
+
+
 def _turn_about(angle: float, pivot: tuple[float, float]) -> np.ndarray:
     """The image move turning by `angle` radians about `pivot`."""
     c, s = np.cos(angle), np.sin(angle)

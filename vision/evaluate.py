@@ -10,11 +10,13 @@ heavy blur and noise, JPEG down to quality 55), and N shows whose starter lies c
 shows, fingers over the cards' lower parts. `--deals N` adds N deals laid out to show, four hands of
 nine to thirteen cards each fanned on the table (`render_deal`, typical camera, seeds from
 `DEAL_SEED`, read untold): a stand-in for the bridge deals among the labelled photos, which only
-measure. `--large N` adds N typical shows at 12 megapixels
-for timing. `--expect 5` reads the generated shows (not the folders) as the count page has
-them read, told how many cards they hold (`recognise`'s `expect`), and with `--held` adds a row
-of the same hands read told how many cards each holds, as a match's photo of a hand and the
-throw advisor read them (the first held row stays untold). Prints a markdown
+measure; and N deals whose hands are laid straight, each in runs of cards slid over one another
+in rows or columns (`render_spread_deal`, seeds from `SPREAD_SEED`, read untold). `--large N`
+adds N typical shows at 12 megapixels for timing. `--expect 5` reads the generated shows (not
+the folders) as the count page has them read, told how many cards they hold (`recognise`'s
+`expect`), and with `--held` adds a row of the same hands read told how many cards each holds,
+as a match's photo of a hand and the throw advisor read them (the first held row stays
+untold). Prints a markdown
 table: images, card recall, card precision, exact-photo rate (every card right and nothing
 extra), and the median and 95th-percentile time per photo, measured from the file's bytes
 (decode included); then a second one for `Recognition.starter`: on generated shows how often
@@ -41,7 +43,15 @@ import numpy as np
 from vision.classify import default_model
 from vision.io import ImageError
 from vision.recognise import recognise
-from vision.synth import FaceLibrary, SyntheticPhoto, full_library, render_deal, render_held_hand, render_show
+from vision.synth import (
+    FaceLibrary,
+    SyntheticPhoto,
+    full_library,
+    render_deal,
+    render_held_hand,
+    render_show,
+    render_spread_deal,
+)
 
 EVALUATION_SEED = 7_000_001
 """First seed of evaluation shows; training uses seeds near `vision.train.TRAIN_SEED`."""
@@ -334,13 +344,28 @@ def evaluate_deals(count: int, library: FaceLibrary, size: tuple[int, int], seed
     return _tally_generated("synthetic deals, four hands fanned", seed, photos)[0]
 
 
+SPREAD_SEED = EVALUATION_SEED + 800_000
+"""First seed of the generated deals laid straight that `--deals` reads."""
+
+
+def evaluate_spread_deals(
+    count: int, library: FaceLibrary, size: tuple[int, int], seed: int = SPREAD_SEED
+) -> Tally:
+    """Recognise `count` generated deals whose four hands are laid straight, in runs of cards slid
+    over one another (`render_spread_deal`), untold."""
+    photos = (render_spread_deal(seed + i, library, size=size) for i in range(count))
+    return _tally_generated("synthetic deals, four hands laid straight", seed, photos)[0]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Evaluate folders and synthetic shows; print a markdown table."""
     parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="*", type=Path, help="folders with labels.json")
     parser.add_argument("--synthetic", type=int, default=0, metavar="N", help="also N generated shows")
     parser.add_argument("--held", type=int, default=0, metavar="N", help="also N generated hands held fanned")
-    parser.add_argument("--deals", type=int, default=0, metavar="N", help="also N generated deals")
+    parser.add_argument(
+        "--deals", type=int, default=0, metavar="N", help="also N generated deals fanned and N laid straight"
+    )
     parser.add_argument("--large", type=int, default=0, metavar="N", help="also N generated 12 MP shows")
     parser.add_argument("--split", action="store_true", help="report file-name groups (single_, deal) apart")
     parser.add_argument(
@@ -393,6 +418,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 tallies.append(evaluate_held(args.held, library, SHOW_SIZE, told=True))
         if args.deals:
             tallies.append(evaluate_deals(args.deals, library, SHOW_SIZE))
+            tallies.append(evaluate_spread_deals(args.deals, library, SHOW_SIZE))
         if args.large:
             tallies.append(
                 evaluate_synthetic(

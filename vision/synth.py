@@ -890,17 +890,21 @@ def _fanned(
     failure: str,
     fingers: bool = False,
     deck: str = "",
+    either_corner: bool = False,
 ) -> SyntheticPhoto:
     """The first of up to `_MAX_LAYOUT_TRIES` layouts (`spots()`, drawn afresh each try, the
     photo filled between the shares `fill`) in which every card's top-left index shows (a fan
-    shows each card only there); RuntimeError(`failure`) if none does. `starter_index` is None;
-    `deck` names the faces' deck."""
+    shows each card only there; `either_corner`: one of its two index corners); RuntimeError
+    (`failure`) if none does. `starter_index` is None; `deck` names the faces' deck."""
     for _ in range(_MAX_LAYOUT_TRIES):
         composed = _compose(rng, codes, faces, spots(), size, harsh, rng.uniform(*fill), fingers=fingers)
         if composed is None:
             continue
         image, placed = composed
-        if all(card.visible[0] >= INDEX_VISIBLE_FRACTION for card in placed):
+        if all(
+            (max(card.visible) if either_corner else card.visible[0]) >= INDEX_VISIBLE_FRACTION
+            for card in placed
+        ):
             return SyntheticPhoto(
                 image=image,
                 cards=codes,
@@ -971,6 +975,101 @@ def render_deal(
     return _fanned(
         rng, codes, faces, lambda: _deal_spots(rng, counts), size, harsh, (0.85, 0.97),
         f"no readable deal found for seed {seed}", deck=deck.name,
+    )
+
+
+SPREAD_STRIP = ((0.27, 0.4), (0.47, 0.62))
+"""How much of each card of a deal's straight cascade shows beside the card over it, in card
+widths: slid sideways (its index is `INDEX_REGION`, 0.25 wide) or slid down (0.45 deep)."""
+
+
+def _spread_hand(rng: random.Random, count: int) -> list[Spot]:
+    """One hand of a deal laid straight, as a bridge dummy is: in one to four runs (suits), each
+    a cascade of cards slid, not turned, a strip (`SPREAD_STRIP`) over the one under it, either
+    sideways in rows stacked one under the other or down in columns side by side; the runs
+    lying a little apart or overlapping the run before, a card now and then put down upside
+    down (its other index corner showing), the whole hand at any quarter turn and a little
+    askew. The hand's middle near the origin."""
+    cw, ch = CARD_MM
+    runs = rng.randint(1, min(4, count))
+    cuts = sorted(rng.sample(range(1, count), runs - 1))
+    sizes = [b - a for a, b in zip([0, *cuts], [*cuts, count], strict=True)]
+    down = rng.random() < 0.5
+    spots: list[Spot] = []
+    across = 0.0
+    for size in sizes:
+        strip = rng.uniform(*SPREAD_STRIP[down]) * cw
+        drift = rng.uniform(-0.04, 0.04) * cw
+        for i in range(size):
+            along, aside = i * strip + rng.uniform(-1, 1), across + i * drift + rng.uniform(-1, 1)
+            flip = 180.0 if rng.random() < 0.2 else 0.0
+            spots.append(((aside, along) if down else (along, aside)) + (flip + rng.uniform(-2.5, 2.5),))
+        across += cw * (1 + rng.uniform(-0.45, 0.25)) if down else ch * (1 + rng.uniform(-0.5, 0.2))
+    turn = rng.choice((0.0, 90.0, 180.0, 270.0)) + rng.uniform(-8, 8)
+    t = math.radians(turn)
+    xs, ys = [s[0] for s in spots], [s[1] for s in spots]
+    mx, my = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    return [
+        (
+            (x - mx) * math.cos(t) - (y - my) * math.sin(t),
+            (x - mx) * math.sin(t) + (y - my) * math.cos(t),
+            angle + turn,
+        )
+        for x, y, angle in spots
+    ]
+
+
+def _spread_spots(rng: random.Random, counts: Sequence[int]) -> list[Spot]:
+    """Four hands of `counts` cards laid straight (`_spread_hand`), one above, two side by side,
+    one below, each clear of the others by a few millimetres to a few centimetres."""
+    aspect = CARD_MM[1] / CARD_MM[0]
+    hands = [_spread_hand(rng, count) for count in counts]
+    boxes = []
+    for hand in hands:
+        corners = np.concatenate([_card_corners_mm(spot, aspect) for spot in hand])
+        boxes.append((corners.min(axis=0), corners.max(axis=0)))
+    (_, n_hi), (w_lo, w_hi), (e_lo, e_hi), (s_lo, _) = boxes
+    gap = [rng.uniform(5, 40) for _ in range(4)]
+    # The two side hands meet in the middle; north and south lie above and below the taller.
+    shifts = [
+        (0.0, min(w_lo[1], e_lo[1]) - gap[0] - n_hi[1]),
+        (-gap[1] / 2 - w_hi[0], 0.0),
+        (gap[1] / 2 - e_lo[0], 0.0),
+        (0.0, max(w_hi[1], e_hi[1]) + gap[2] - s_lo[1]),
+    ]
+    return [
+        (x + dx + rng.uniform(-8, 8) * (k in (0, 3)), y + dy, a)
+        for k, (hand, (dx, dy)) in enumerate(zip(hands, shifts, strict=True))
+        for x, y, a in hand
+    ]
+
+
+def render_spread_deal(
+    seed: int,
+    library: FaceLibrary | None = None,
+    size: tuple[int, int] = (1600, 1200),
+    harsh: bool = False,
+) -> SyntheticPhoto:
+    """Render a deal laid out straight to show, as a bridge dummy is laid down, or a hand spread
+    to be counted: four hands of nine to thirteen cards, each in runs of cards slid over one
+    another (`_spread_spots`), one index corner of every card whole. `starter_index` is None."""
+    rng = random.Random(seed)
+    library = library or procedural_library(seed)
+    deck = library.deck(rng)
+    counts = [rng.randint(*DEAL_HAND_CARDS) for _ in range(4)]
+    codes = tuple(rng.sample(CARD_CODES, sum(counts)))
+    faces = [deck(code) for code in codes]
+    return _fanned(
+        rng,
+        codes,
+        faces,
+        lambda: _spread_spots(rng, counts),
+        size,
+        harsh,
+        (0.85, 0.97),
+        f"no readable spread deal found for seed {seed}",
+        deck=deck.name,
+        either_corner=True,
     )
 
 
