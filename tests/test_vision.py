@@ -1904,6 +1904,38 @@ def test_a_spread_deal_is_four_hands_laid_straight_one_index_of_each_card_showin
     assert np.array_equal(render_spread_deal(TEST_SEEDS[1]).image, photo.image)
 
 
+def test_a_cards_frame_is_stepped_onto_the_edges_of_the_cards_slid_under_and_over_it() -> None:
+    from vision.geometry import CARD_ASPECT, card_homography
+    from vision.recognise import _cascade_steps
+
+    # Four white cards with a grey rim on a dark table, 120 px wide, each slid a third of a
+    # width to the right over the one before (a row laid to count). From the third card's
+    # frame, frames are stepped onto the corners of the two cards under it and of the one over
+    # it, turned as it is, where their edges cross its width; none elsewhere but on that row.
+    image = np.full((400, 700, 3), 40, np.uint8)
+    width, left, top = 120.0, 100.0, 120.0
+    quads = []
+    for k in range(4):
+        x = left + k * width / 3
+        bottom = top + width * CARD_ASPECT
+        quad = np.array([[x, top], [x + width, top], [x + width, bottom], [x, bottom]])
+        cv2.fillConvexPoly(image, quad.astype(np.int32), (235, 235, 235))
+        cv2.polylines(image, [quad.astype(np.int32)], True, (150, 150, 150), 2)
+        quads.append(quad)
+    steps = _cascade_steps(build_pyramid(image), [_candidate(quads[2], "5H", whole=True)])
+    corners = np.array([(step @ [0.0, 0.0, 1.0])[:2] / (step @ [0.0, 0.0, 1.0])[2] for step in steps])
+    # Within a few hundredths of a card: a frame is then moved while its card reads more surely.
+    for k in (0, 1, 3):
+        assert np.min(np.linalg.norm(corners - quads[k][0], axis=1)) < 0.05 * width
+    # Turned as the card read is (or half a turn, looked at from its other end), and each on the
+    # row's top or bottom edge: nothing is framed on the table or inside a card's face.
+    frame = card_homography(quads[2].astype(np.float32))
+    for step in steps:
+        linear = step[:2, :2] / step[2, 2]
+        assert np.allclose(linear, frame[:2, :2], atol=1e-6) or np.allclose(linear, -frame[:2, :2], atol=1e-6)
+    assert np.all(np.minimum(np.abs(corners[:, 1] - top), np.abs(corners[:, 1] - bottom)) < 0.05 * width)
+
+
 def _turn_about(angle: float, pivot: tuple[float, float]) -> np.ndarray:
     """The image move turning by `angle` radians about `pivot`."""
     c, s = np.cos(angle), np.sin(angle)
@@ -1972,11 +2004,7 @@ def test_cards_of_a_fan_no_proposal_framed_are_found_from_their_neighbours() -> 
     cards = [c.reading.card for c in found]
     assert len(set(cards)) == len(cards) and set(cards) <= set(photo.cards)
     assert len(set(cards) & taken) >= 0.8 * len(taken)
-    for candidate in found:
-        quad = photo.quads[photo.cards.index(candidate.reading.card)]
-        width = float(np.linalg.norm(quad[1] - quad[0]))
-        assert np.linalg.norm(candidate.quad[0] * loaded.scale - quad[0]) < 0.15 * width
-        assert candidate.stage == "fan step" and not candidate.whole
+    _assert_at_their_index_corners(found, photo, loaded.scale)
     # A show's cards laid apart have no fan to step on in: nothing is found there.
     show = render_show(TEST_SEEDS[0], harsh=False, apart=True)
     shown = load_image(show.jpeg_bytes())
@@ -1984,6 +2012,41 @@ def test_cards_of_a_fan_no_proposal_framed_are_found_from_their_neighbours() -> 
     shown_candidates = find_candidates(shown.pixels, model, pyramid=shown_pyramid)
     shown_kept = merge(calibrate(shown_candidates, model))
     assert fan_neighbours(shown_pyramid, shown_candidates, shown_kept, model) == []
+
+
+def _assert_at_their_index_corners(found: list[Candidate], photo: SyntheticPhoto, scale: float) -> None:
+    """Each card `fan_neighbours` found lies at one of its own index corners (its frame's corner
+    within 0.15 card widths of the true top-left or bottom-right corner), a stepped frame."""
+    for candidate in found:
+        quad = photo.quads[photo.cards.index(candidate.reading.card)]
+        width = float(np.linalg.norm(quad[1] - quad[0]))
+        corner = candidate.quad[0] * scale
+        assert min(np.linalg.norm(corner - quad[0]), np.linalg.norm(corner - quad[2])) < 0.15 * width
+        assert candidate.stage == "fan step" and not candidate.whole
+
+
+def test_cards_laid_straight_are_found_from_one_card_read_beside_them() -> None:
+    from vision.classify import default_model
+    from vision.recognise import calibrate, fan_neighbours, find_candidates, merge
+    from vision.synth import render_spread_deal
+
+    # A deal laid straight, every third card read taken away with every reading of it. From the
+    # edges crossing or beside the cards read (a card slid a strip over or under each), and on
+    # in steps, half of them or more are found again, each at one of its own index corners,
+    # and no card that is not on the table.
+    photo = render_spread_deal(TEST_SEEDS[0])
+    loaded = load_image(photo.jpeg_bytes())
+    pyramid = build_pyramid(loaded.pixels)
+    model = default_model()
+    candidates = find_candidates(loaded.pixels, model, pyramid=pyramid)
+    kept = merge(calibrate(candidates, model))
+    taken = {c.reading.card for c in kept[::3]}
+    left = [c for c in candidates if c.reading.card not in taken]
+    found = fan_neighbours(pyramid, left, [c for c in kept if c.reading.card not in taken], model)
+    cards = [c.reading.card for c in found]
+    assert len(set(cards)) == len(cards) and set(cards) <= set(photo.cards)
+    assert len(set(cards) & taken) >= 0.5 * len(taken)
+    _assert_at_their_index_corners(found, photo, loaded.scale)
 
 
 def test_fingers_cover_the_fan_and_are_marked_as_covering() -> None:

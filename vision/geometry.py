@@ -159,6 +159,47 @@ def read_patches(
         return _remapped(pyramid, matrices, patches)
 
 
+def on_level(homographies: NDArray[np.float64], levels: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Card-to-image `homographies` (n, 3, 3) made card-to-level: each onto its pyramid level
+    (`build_pyramid`), where `cv2.pyrDown` puts pixel i's centre on the level below's 2i + 0.5."""
+    scale = 0.5 ** levels.astype(np.float64)
+    to_level = np.zeros((len(levels), 3, 3))
+    to_level[:, 0, 0] = to_level[:, 1, 1] = scale
+    to_level[:, 2, 2] = 1.0
+    to_level[:, 0, 2] = to_level[:, 1, 2] = np.where(levels > 0, scale * 0.5 - 0.5, 0.0)
+    on: NDArray[np.float64] = to_level @ homographies
+    return on
+
+
+_REMAP_MAP_ROWS = 32_000
+"""Most rows of a map one `cv2.remap` takes (its limit is 32,767)."""
+
+
+def sample_card_grid(
+    image: NDArray[np.uint8],
+    homographies: NDArray[np.float64],
+    xs: NDArray[np.float64],
+    ys: NDArray[np.float64],
+) -> NDArray[np.float32]:
+    """Grey levels of single-channel `image` at card coordinates (`xs` across, `ys` down) under
+    each of the card-to-image `homographies` (n, 3, 3): shape (n, len(ys), len(xs)), bilinear,
+    borders replicated (a point off the photo reads as its edge, with no gradient to it)."""
+    grid = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    points = np.concatenate([grid, np.ones((len(grid), 1))], axis=1)
+    with np.errstate(all="ignore"):  # a degenerate frame samples its points nowhere: the border
+        projected = np.einsum("nij,mj->nmi", homographies, points)
+        planar = np.nan_to_num(projected[..., :2] / projected[..., 2:], nan=-1.0, posinf=-1.0, neginf=-1.0)
+    maps = planar.astype(np.float32).reshape(len(homographies), len(ys), len(xs), 2)
+    sampled = np.empty(maps.shape[:3], np.float32)
+    at_once = max(1, _REMAP_MAP_ROWS // len(ys))
+    for start in range(0, len(maps), at_once):
+        chunk = maps[start : start + at_once].reshape(-1, len(xs), 2)
+        sampled[start : start + at_once] = cv2.remap(
+            image, chunk[..., 0], chunk[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        ).reshape(-1, len(ys), len(xs))
+    return sampled
+
+
 def _remapped(
     pyramid: list[NDArray[np.uint8]], matrices: NDArray[np.float64], patches: NDArray[np.uint8]
 ) -> NDArray[np.uint8]:
