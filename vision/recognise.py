@@ -726,7 +726,10 @@ def fan_neighbours(
     found: list[Candidate] = []
     fresh_cards = kept
     for _ in range(FAN_ROUNDS):
-        frames = _fan_steps(kept + found) + _off_read(_cascade_steps(pyramid, fresh_cards), kept + found)
+        cards = kept + found
+        # Each set apart (`_off_read`): a frame stepped onto from two cards, and one at an edge
+        # near it, frame a card a little differently, and either may read it.
+        frames = _off_read(_fan_steps(cards), cards) + _off_read(_cascade_steps(pyramid, fresh_cards), cards)
         if not frames:
             break
         read = [
@@ -755,10 +758,8 @@ def fan_neighbours(
 
 
 def _fan_steps(cards: list[Candidate]) -> list[NDArray[np.float64]]:
-    """The card frames `fan_neighbours` reads for `cards`: from each two alike and near, one
-    step on past the second and half a step on from the first, but none whose index lies at an
-    index one of `cards` read (within `SAME_INDEX`, turned alike), each once
-    (`_distinct_frames`)."""
+    """The card frames `fan_neighbours` steps onto from `cards`: from each two alike and near,
+    one step on past the second and half a step on from the first."""
     if len(cards) < 2:
         return []
     frames = _fan_sized(np.stack([card_homography(c.quad) for c in cards]))
@@ -779,7 +780,7 @@ def _fan_steps(cards: list[Candidate]) -> list[NDArray[np.float64]]:
     except np.linalg.LinAlgError:
         # A frame with no inverse is a reading of no card's shape: there is no fan to step in.
         return []
-    return _off_read(list(steps), cards)
+    return list(steps)
 
 
 def _off_read(frames: list[NDArray[np.float64]], cards: list[Candidate]) -> list[NDArray[np.float64]]:
@@ -917,14 +918,18 @@ def _distinct_frames(
     read, most cards are stepped onto from several pairs, a little apart."""
     widths = np.linalg.norm(acrosses, axis=1)
     finite = np.isfinite(middles).all(axis=1) & np.isfinite(acrosses).all(axis=1) & (widths > 0)
+    reach = FAN_SAME_FRAME * widths
+    # Each frame kept covers the later ones near it, within their own reach.
+    covered = ~finite
     distinct: list[int] = []
-    for k in np.nonzero(finite)[0]:
-        if distinct:
-            near = np.linalg.norm(middles[distinct] - middles[k], axis=1) < FAN_SAME_FRAME * widths[k]
-            alike = np.linalg.norm(acrosses[distinct] - acrosses[k], axis=1) < FAN_SAME_FRAME * widths[k]
-            if (near & alike).any():
-                continue
-        distinct.append(int(k))
+    for k in range(len(frames)):
+        if covered[k]:
+            continue
+        distinct.append(k)
+        with np.errstate(all="ignore"):  # frames not finite are covered already
+            near = np.linalg.norm(middles - middles[k], axis=1) < reach
+            alike = np.linalg.norm(acrosses - acrosses[k], axis=1) < reach
+        covered |= near & alike
     return [frames[k] for k in distinct]
 
 
