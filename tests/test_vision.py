@@ -38,7 +38,7 @@ from vision.geometry import (
     order_quad,
     read_patch,
 )
-from vision.io import MAX_PIXELS, WORKING_LONG_SIDE_PX, decode_bytes, load_image
+from vision.io import MAX_PIXELS, WORKING_LONG_SIDE_PX, LoadedImage, decode_bytes, load_image
 from vision.recognise import Candidate
 from vision.synth import (
     HAND_LABEL,
@@ -1982,6 +1982,29 @@ def test_a_fans_frames_are_stepped_from_at_the_size_of_the_cards_near_them() -> 
     assert np.allclose(sized[[0, 1, 3, 4, 5]], frames[[0, 1, 3, 4, 5]])
 
 
+def _every_third_found_again(
+    photo: SyntheticPhoto,
+) -> tuple[LoadedImage, list[Candidate], set[str], list[Candidate]]:
+    """Read `photo` in full, take every third card kept away with every reading of it, as if
+    nothing had framed it, and look for cards from the rest (`fan_neighbours`): the photo
+    loaded, the cards kept, the codes taken, the cards found; those found each once and all on
+    the table."""
+    from vision.classify import default_model
+    from vision.recognise import calibrate, fan_neighbours, find_candidates, merge
+
+    loaded = load_image(photo.jpeg_bytes())
+    pyramid = build_pyramid(loaded.pixels)
+    model = default_model()
+    candidates = find_candidates(loaded.pixels, model, pyramid=pyramid)
+    kept = merge(calibrate(candidates, model))
+    taken = {c.reading.card for c in kept[::3]}
+    left = [c for c in candidates if c.reading.card not in taken]
+    found = fan_neighbours(pyramid, left, [c for c in kept if c.reading.card not in taken], model)
+    cards = [c.reading.card for c in found]
+    assert len(set(cards)) == len(cards) and set(cards) <= set(photo.cards)
+    return loaded, kept, taken, found
+
+
 def test_cards_of_a_fan_no_proposal_framed_are_found_from_their_neighbours() -> None:
     from vision.classify import default_model
     from vision.recognise import calibrate, fan_neighbours, find_candidates, merge
@@ -1992,20 +2015,12 @@ def test_cards_of_a_fan_no_proposal_framed_are_found_from_their_neighbours() -> 
     # step between them, finds most of them again, each at its own index corner, and no card
     # that is not on the table.
     photo = render_deal(TEST_SEEDS[0])
-    loaded = load_image(photo.jpeg_bytes())
-    pyramid = build_pyramid(loaded.pixels)
-    model = default_model()
-    candidates = find_candidates(loaded.pixels, model, pyramid=pyramid)
-    kept = merge(calibrate(candidates, model))
+    loaded, kept, taken, found = _every_third_found_again(photo)
     assert len(kept) >= 0.9 * len(photo.cards)
-    taken = {c.reading.card for c in kept[::3]}
-    left = [c for c in candidates if c.reading.card not in taken]
-    found = fan_neighbours(pyramid, left, [c for c in kept if c.reading.card not in taken], model)
-    cards = [c.reading.card for c in found]
-    assert len(set(cards)) == len(cards) and set(cards) <= set(photo.cards)
-    assert len(set(cards) & taken) >= 0.8 * len(taken)
+    assert len({c.reading.card for c in found} & taken) >= 0.8 * len(taken)
     _assert_at_their_index_corners(found, photo, loaded.scale)
     # A show's cards laid apart have no fan to step on in: nothing is found there.
+    model = default_model()
     show = render_show(TEST_SEEDS[0], harsh=False, apart=True)
     shown = load_image(show.jpeg_bytes())
     shown_pyramid = build_pyramid(shown.pixels)
@@ -2026,8 +2041,6 @@ def _assert_at_their_index_corners(found: list[Candidate], photo: SyntheticPhoto
 
 
 def test_cards_laid_straight_are_found_from_one_card_read_beside_them() -> None:
-    from vision.classify import default_model
-    from vision.recognise import calibrate, fan_neighbours, find_candidates, merge
     from vision.synth import render_spread_deal
 
     # A deal laid straight, every third card read taken away with every reading of it. From the
@@ -2035,16 +2048,8 @@ def test_cards_laid_straight_are_found_from_one_card_read_beside_them() -> None:
     # in steps, half of them or more are found again, each at one of its own index corners,
     # and no card that is not on the table.
     photo = render_spread_deal(TEST_SEEDS[0])
-    loaded = load_image(photo.jpeg_bytes())
-    pyramid = build_pyramid(loaded.pixels)
-    model = default_model()
-    candidates = find_candidates(loaded.pixels, model, pyramid=pyramid)
-    kept = merge(calibrate(candidates, model))
-    taken = {c.reading.card for c in kept[::3]}
-    left = [c for c in candidates if c.reading.card not in taken]
-    found = fan_neighbours(pyramid, left, [c for c in kept if c.reading.card not in taken], model)
+    loaded, _, taken, found = _every_third_found_again(photo)
     cards = [c.reading.card for c in found]
-    assert len(set(cards)) == len(cards) and set(cards) <= set(photo.cards)
     assert len(set(cards) & taken) >= 0.5 * len(taken)
     _assert_at_their_index_corners(found, photo, loaded.scale)
 

@@ -966,6 +966,20 @@ def render_deal(
     """Render a deal laid out on the table to show: four hands of nine to thirteen cards, each
     fanned so that only a strip of each card shows beside the next, its top-left index whole (the
     kind of photo the bridge deals among the shared labelled photos are). `starter_index` is None."""
+    return _render_deal(seed, library, size, harsh, _deal_spots, "deal")
+
+
+def _render_deal(
+    seed: int,
+    library: FaceLibrary | None,
+    size: tuple[int, int],
+    harsh: bool,
+    layout: Callable[[random.Random, Sequence[int]], list[Spot]],
+    kind: str,
+    either_corner: bool = False,
+) -> SyntheticPhoto:
+    """Four hands of `DEAL_HAND_CARDS` cards each, laid by `layout` (drawn afresh each try), one
+    photo of them (`_fanned`); RuntimeError naming the `kind` of deal if no layout shows them."""
     rng = random.Random(seed)
     library = library or procedural_library(seed)
     deck = library.deck(rng)
@@ -973,8 +987,8 @@ def render_deal(
     codes = tuple(rng.sample(CARD_CODES, sum(counts)))
     faces = [deck(code) for code in codes]
     return _fanned(
-        rng, codes, faces, lambda: _deal_spots(rng, counts), size, harsh, (0.85, 0.97),
-        f"no readable deal found for seed {seed}", deck=deck.name,
+        rng, codes, faces, lambda: layout(rng, counts), size, harsh, (0.85, 0.97),
+        f"no readable {kind} found for seed {seed}", deck=deck.name, either_corner=either_corner,
     )
 
 
@@ -1053,24 +1067,7 @@ def render_spread_deal(
     """Render a deal laid out straight to show, as a bridge dummy is laid down, or a hand spread
     to be counted: four hands of nine to thirteen cards, each in runs of cards slid over one
     another (`_spread_spots`), one index corner of every card whole. `starter_index` is None."""
-    rng = random.Random(seed)
-    library = library or procedural_library(seed)
-    deck = library.deck(rng)
-    counts = [rng.randint(*DEAL_HAND_CARDS) for _ in range(4)]
-    codes = tuple(rng.sample(CARD_CODES, sum(counts)))
-    faces = [deck(code) for code in codes]
-    return _fanned(
-        rng,
-        codes,
-        faces,
-        lambda: _spread_spots(rng, counts),
-        size,
-        harsh,
-        (0.85, 0.97),
-        f"no readable spread deal found for seed {seed}",
-        deck=deck.name,
-        either_corner=True,
-    )
+    return _render_deal(seed, library, size, harsh, _spread_spots, "spread deal", either_corner=True)
 
 
 def render_table(seed: int, library: FaceLibrary, size: tuple[int, int] = (1280, 960)) -> SyntheticPhoto:
