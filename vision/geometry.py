@@ -213,14 +213,8 @@ def _remapped(
     level = np.zeros(n, np.int64)
     coarse = excess > 1.0
     level[coarse] = np.minimum(len(pyramid) - 1, np.ceil(np.log2(excess[coarse])))
-    scale = 0.5**level
-    to_level = np.zeros((n, 3, 3))
-    to_level[:, 0, 0] = to_level[:, 1, 1] = scale
-    to_level[:, 2, 2] = 1.0
-    # pyrDown puts pixel centres at (2i + 0.5), so shift by the half-pixel offset.
-    to_level[:, 0, 2] = to_level[:, 1, 2] = np.where(level > 0, scale * 0.5 - 0.5, 0.0)
     patch_to_card = np.diag([1.0 / PATCH_PX_PER_CARD_WIDTH, 1.0 / PATCH_PX_PER_CARD_WIDTH, 1.0])
-    m = (to_level @ matrices @ patch_to_card).astype(np.float32)
+    m = (on_level(matrices, level) @ patch_to_card).astype(np.float32)
     flat = patches.reshape(n, PATCH_HEIGHT_PX * PATCH_WIDTH_PX, *patches.shape[3:])
     for lv in np.unique(level):
         rows = np.flatnonzero(level == lv)

@@ -14,7 +14,7 @@ Stages (each a function over arrays, see the modules named):
 5. Duplicates are merged (a deck holds each card once) and confidences reported. Each
    candidate keeps the `detect.Stage` that proposed it.
 6. `fan_neighbours`: cards of a fan that nothing framed, stepped onto from the cards read on
-   either side of them.
+   either side of them, and cards laid straight, framed at the edges beside a card read.
 7. `starter.lying_apart`: the card lying apart from the others, from the outlines' gaps.
 """
 
@@ -825,8 +825,8 @@ def _cascade_steps(pyramid: list[NDArray[np.uint8]], cards: list[Candidate]) -> 
     down_reach, across_reach = CASCADE_REACH
     ys = np.arange(-down_reach, down_reach + step / 2, step)
     xs = np.arange(-across_reach, across_reach + step / 2, step)
-    down = np.empty((len(frames), len(ys)))
-    across = np.empty((len(frames), len(xs)))
+    down_edges = np.empty((len(frames), len(ys) - 1))
+    across_edges = np.empty((len(frames), len(xs) - 1))
     # Each card sampled on the coarsest pyramid level where it is `CASCADE_LEVEL_WIDTH` wide: a
     # level is the photo smoothed, so a thin edge between two samples is not lost between them.
     _, tops = _index_lines(frames)
@@ -843,9 +843,8 @@ def _cascade_steps(pyramid: list[NDArray[np.uint8]], cards: list[Candidate]) -> 
         # Across the card's width, clear of its corners; down its length, clear of its ends.
         down_grid = sample_card_grid(image, framed, np.linspace(0.08, 0.92, 22), ys)
         across_grid = sample_card_grid(image, framed, xs, np.linspace(0.1, CARD_ASPECT - 0.1, 30))
-        down[rows] = np.median(np.abs(np.diff(down_grid, axis=1, append=down_grid[:, -1:])), axis=2)
-        across[rows] = np.median(np.abs(np.diff(across_grid, axis=2, append=across_grid[:, :, -1:])), axis=1)
-    down_edges, across_edges = down[:, :-1], across[:, :-1]
+        down_edges[rows] = np.median(np.abs(np.diff(down_grid, axis=1)), axis=2)
+        across_edges[rows] = np.median(np.abs(np.diff(across_grid, axis=2)), axis=1)
     steps: list[NDArray[np.float64]] = []
     for frame, down_edge, across_edge in zip(frames, down_edges, across_edges, strict=True):
         for offset in _strong_edges(ys[:-1] + step / 2, down_edge, (0.0,)):

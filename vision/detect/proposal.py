@@ -35,7 +35,8 @@ class Stage(StrEnum):
     """One ink blob shaped like a whole index, rank and suit run together (`index_pairs`)."""
 
     FAN_STEP = "fan step"
-    """A frame stepped on from two cards read in one fan (`vision.recognise.fan_neighbours`)."""
+    """A frame stepped on from two cards read in one fan, or framed at an edge beside a card read
+    (`vision.recognise.fan_neighbours`)."""
 
 
 @dataclass(frozen=True)
