@@ -1793,6 +1793,7 @@ def test_the_evaluation_says_what_faces_its_generated_photos_have(
     out, err = capsys.readouterr()
     assert "Generated photos' faces: 0 SVG decks, 24 procedural styles" in out
     assert "| synthetic deals, four hands fanned | 1 |" in out
+    assert "| synthetic deals, four hands laid tight | 1 |" in out
     assert "no SVG deck is installed" in err
     decks = FaceLibrary(svg=[("kde-standard", {}), ("npm-svg-cards", {})], styles=[])
     assert decks.summary() == "2 SVG decks, 0 procedural styles"
@@ -1902,6 +1903,65 @@ def test_a_spread_deal_is_four_hands_laid_straight_one_index_of_each_card_showin
         slid += turn < 8 and strips[0] < along[1] < strips[1] and along[0] < 0.15
     assert slid >= len(photo.cards) / 2
     assert np.array_equal(render_spread_deal(TEST_SEEDS[1]).image, photo.image)
+
+
+def test_a_decks_index_is_measured_from_its_ink_in_the_corner() -> None:
+    from vision.synth import INDEX_REGION, Deck, index_extent
+
+    # A plain white face 200 px wide with its index printed 10-28 px across and 12-60 px down,
+    # and a pip reaching into the corner region from outside it: the index reaches 0.14 card
+    # widths across and 0.3 down; the pip, cut by the region's side, is not index.
+    face = np.full((280, 200, 4), 255, np.uint8)
+    face[12:40, 10:28, :3] = 20  # the rank
+    face[44:60, 12:26, :3] = (30, 30, 220)  # the suit, red
+    face[60:120, 40:90, :3] = 0  # a pip across the region's right side (50 px)
+    face[:4, :4, 3] = 0  # a rounded corner, transparent
+    assert index_extent(Deck("test", lambda code: face)) == pytest.approx((28 / 200, 60 / 200))
+    # A face with nothing printed in its corner has no index to measure: the whole region.
+    blank = np.full((280, 200, 4), 255, np.uint8)
+    assert index_extent(Deck("blank", lambda code: blank)) == INDEX_REGION
+
+
+def test_a_tight_deal_shows_each_cards_own_index_and_little_more() -> None:
+    import random
+
+    from vision.synth import (
+        DEAL_HAND_CARDS,
+        INDEX_REGION,
+        TIGHT_STRIP,
+        index_extent,
+        procedural_library,
+        render_deal,
+        render_tight_deal,
+    )
+
+    # Four hands laid as bridge players lay theirs: each card shows its deck's own index whole
+    # at one corner, and most cards' middles lie no further from the card before them than
+    # the strip that shows that index (a fan's middles, nearer its pivot, move less).
+    medians = []
+    for seed in TEST_SEEDS:
+        photo = render_tight_deal(seed)
+        low, high = DEAL_HAND_CARDS
+        assert 4 * low <= len(photo.cards) <= 4 * high and len(set(photo.cards)) == len(photo.cards)
+        assert photo.starter_index is None
+        assert all(max(card.visible) >= 0.9 for card in photo.placed)
+        # The deck the photo's faces are drawn from: the seed's library's first draw.
+        across, down = index_extent(procedural_library(seed).deck(random.Random(seed)))
+        assert 0.08 < across < INDEX_REGION[0] and 0.2 < down <= INDEX_REGION[1]
+        middles = np.array([np.mean(quad, axis=0) for quad in photo.quads])
+        widths = np.array([np.linalg.norm(quad[1] - quad[0]) for quad in photo.quads])
+        steps = np.linalg.norm(np.diff(middles, axis=0), axis=1) / widths[1:]
+        assert float(np.median(steps)) < 1.1 * TIGHT_STRIP[1] * max(across, down)
+        assert np.array_equal(render_tight_deal(seed).image, photo.image)
+        medians.append(float(np.median(steps)))
+    # The third seed's deck prints a small index (0.15 card widths): its cards lie closer than
+    # the corner region every deck's index fits in, where the same seed's loose deal lays them
+    # further apart than that.
+    loose = render_deal(TEST_SEEDS[2])
+    middles = np.array([np.mean(quad, axis=0) for quad in loose.quads])
+    widths = np.array([np.linalg.norm(quad[1] - quad[0]) for quad in loose.quads])
+    loose_steps = np.linalg.norm(np.diff(middles, axis=0), axis=1) / widths[1:]
+    assert medians[2] < INDEX_REGION[0] < float(np.median(loose_steps))
 
 
 def test_a_cards_frame_is_stepped_onto_the_edges_of_the_cards_slid_under_and_over_it() -> None:

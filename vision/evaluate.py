@@ -10,8 +10,10 @@ heavy blur and noise, JPEG down to quality 55), and N shows whose starter lies c
 shows, fingers over the cards' lower parts. `--deals N` adds N deals laid out to show, four hands of
 nine to thirteen cards each fanned on the table (`render_deal`, typical camera, seeds from
 `DEAL_SEED`, read untold): a stand-in for the bridge deals among the labelled photos, which only
-measure; and N deals whose hands are laid straight, each in runs of cards slid over one another
-in rows or columns (`render_spread_deal`, seeds from `SPREAD_SEED`, read untold). `--large N`
+measure; N deals whose hands are laid straight, each in runs of cards slid over one another
+in rows or columns (`render_spread_deal`, seeds from `SPREAD_SEED`, read untold); and N deals
+laid tight, fanned or straight, each card showing its deck's own index and little more
+(`render_tight_deal`, seeds from `TIGHT_SEED`, read untold), as the bridge deals are. `--large N`
 adds N typical shows at 12 megapixels for timing. `--expect 5` reads the generated shows (not
 the folders) as the count page has them read, told how many cards they hold (`recognise`'s
 `expect`), and with `--held` adds a row of the same hands read told how many cards each holds,
@@ -51,6 +53,7 @@ from vision.synth import (
     render_held_hand,
     render_show,
     render_spread_deal,
+    render_tight_deal,
 )
 
 EVALUATION_SEED = 7_000_001
@@ -357,6 +360,19 @@ def evaluate_spread_deals(
     return _tally_generated("synthetic deals, four hands laid straight", seed, photos)[0]
 
 
+TIGHT_SEED = EVALUATION_SEED + 900_000
+"""First seed of the generated deals laid tight that `--deals` reads."""
+
+
+def evaluate_tight_deals(
+    count: int, library: FaceLibrary, size: tuple[int, int], seed: int = TIGHT_SEED
+) -> Tally:
+    """Recognise `count` generated deals laid tight (`render_tight_deal`): each card of the four
+    hands, fanned or straight, shows its deck's own index and a sliver of paper, no more; untold."""
+    photos = (render_tight_deal(seed + i, library, size=size) for i in range(count))
+    return _tally_generated("synthetic deals, four hands laid tight", seed, photos)[0]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Evaluate folders and synthetic shows; print a markdown table."""
     parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__.splitlines()[0])
@@ -364,7 +380,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--synthetic", type=int, default=0, metavar="N", help="also N generated shows")
     parser.add_argument("--held", type=int, default=0, metavar="N", help="also N generated hands held fanned")
     parser.add_argument(
-        "--deals", type=int, default=0, metavar="N", help="also N generated deals fanned and N laid straight"
+        "--deals",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also N generated deals fanned, N laid straight and N laid tight",
     )
     parser.add_argument("--large", type=int, default=0, metavar="N", help="also N generated 12 MP shows")
     parser.add_argument("--split", action="store_true", help="report file-name groups (single_, deal) apart")
@@ -419,6 +439,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.deals:
             tallies.append(evaluate_deals(args.deals, library, SHOW_SIZE))
             tallies.append(evaluate_spread_deals(args.deals, library, SHOW_SIZE))
+            tallies.append(evaluate_tight_deals(args.deals, library, SHOW_SIZE))
         if args.large:
             tallies.append(
                 evaluate_synthetic(

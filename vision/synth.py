@@ -13,6 +13,7 @@ training; `vision.train` uses the same pieces for its training patches.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -750,11 +751,13 @@ def _compose(
     fill: float,
     deck: tuple[NDArray[np.uint8], Spot] | None = None,
     fingers: bool = False,
+    index_box: tuple[float, float] = INDEX_REGION,
 ) -> tuple[Image, list[PlacedCard]] | None:
     """Lay the cards out on a synthetic table and photograph it; None if a card falls off.
 
     `deck` (a card back and where it lies) is drawn under the cards: the rest of the pack, with
-    the starter on it. `fingers` draws the hand holding the cards over them (`add_fingers`)."""
+    the starter on it. `fingers` draws the hand holding the cards over them (`add_fingers`).
+    `index_box`: the corner region each card's visibility is measured on (`index_visibility`)."""
     corners_mm = [
         _card_corners_mm(spot, face.shape[0] / face.shape[1]) for spot, face in zip(spots, faces, strict=True)
     ]
@@ -781,7 +784,9 @@ def _compose(
     if fingers:
         add_fingers(rng, table, occupancy, quads)
     placed = [
-        PlacedCard(code, quad, index_visibility(occupancy, quad, face, i), face.shape[0] / face.shape[1])
+        PlacedCard(
+            code, quad, index_visibility(occupancy, quad, face, i, index_box), face.shape[0] / face.shape[1]
+        )
         for i, (code, quad, face) in enumerate(zip(codes, quads, faces, strict=True))
     ]
     image = apply_camera(table, rng, harsh)
@@ -891,13 +896,17 @@ def _fanned(
     fingers: bool = False,
     deck: str = "",
     either_corner: bool = False,
+    index_box: tuple[float, float] = INDEX_REGION,
 ) -> SyntheticPhoto:
     """The first of up to `_MAX_LAYOUT_TRIES` layouts (`spots()`, drawn afresh each try, the
     photo filled between the shares `fill`) in which every card's top-left index shows (a fan
-    shows each card only there; `either_corner`: one of its two index corners); RuntimeError
-    (`failure`) if none does. `starter_index` is None; `deck` names the faces' deck."""
+    shows each card only there; `either_corner`: one of its two index corners; `index_box`:
+    the corner region that must show); RuntimeError (`failure`) if none does. `starter_index`
+    is None; `deck` names the faces' deck."""
     for _ in range(_MAX_LAYOUT_TRIES):
-        composed = _compose(rng, codes, faces, spots(), size, harsh, rng.uniform(*fill), fingers=fingers)
+        composed = _compose(
+            rng, codes, faces, spots(), size, harsh, rng.uniform(*fill), fingers=fingers, index_box=index_box
+        )
         if composed is None:
             continue
         image, placed = composed
@@ -929,17 +938,19 @@ DEAL_FAN_PIVOT = (1.0, 2.2)
 show is opened about a pivot further off than one held in the fingers, its cards turned less."""
 
 
-def _deal_spots(rng: random.Random, counts: Sequence[int]) -> list[Spot]:
+def _deal_spots(
+    rng: random.Random, counts: Sequence[int], strip: tuple[float, float] = DEAL_STRIP
+) -> list[Spot]:
     """Four hands of `counts` cards laid fanned, as a deal is laid out to show: one above, two side
     by side, one below, each fanned about a pivot below it (each card turned on from the one under
-    it just enough to show `DEAL_STRIP` of it), the whole fan turned a little."""
+    it just enough to show `strip` of it, in card widths), the whole fan turned a little."""
     cw, ch = CARD_MM
     side, row = rng.uniform(1.6, 2.0) * cw, rng.uniform(1.25, 1.5) * ch
     spots: list[Spot] = []
     for (ox, oy), count in zip(((0.0, -row), (-side, 0.0), (side, 0.0), (0.0, row)), counts, strict=True):
         radius = ch * rng.uniform(*DEAL_FAN_PIVOT)
         # The strip is measured at the foot of the index (`INDEX_REGION`), the nearest to the pivot.
-        step = math.degrees(rng.uniform(*DEAL_STRIP) * cw / (radius + ch / 2 - INDEX_REGION[1] * cw))
+        step = math.degrees(rng.uniform(*strip) * cw / (radius + ch / 2 - INDEX_REGION[1] * cw))
         turn = math.radians(rng.uniform(-12, 12))
         ox, oy = ox + rng.uniform(-8, 8), oy + rng.uniform(-8, 8)
         for i in range(count):
@@ -974,22 +985,59 @@ def _render_deal(
     library: FaceLibrary | None,
     size: tuple[int, int],
     harsh: bool,
-    layout: Callable[[random.Random, Sequence[int]], list[Spot]],
+    layout: Callable[[random.Random, Sequence[int]], list[Spot]] | None,
     kind: str,
     either_corner: bool = False,
 ) -> SyntheticPhoto:
     """Four hands of `DEAL_HAND_CARDS` cards each, laid by `layout` (drawn afresh each try), one
-    photo of them (`_fanned`); RuntimeError naming the `kind` of deal if no layout shows them."""
+    photo of them (`_fanned`); RuntimeError naming the `kind` of deal if no layout shows them.
+    Without a `layout`, the deal is laid tight (`_tight_spots`) and each card's own index
+    (`index_extent`) must show."""
     rng = random.Random(seed)
     library = library or procedural_library(seed)
     deck = library.deck(rng)
     counts = [rng.randint(*DEAL_HAND_CARDS) for _ in range(4)]
     codes = tuple(rng.sample(CARD_CODES, sum(counts)))
     faces = [deck(code) for code in codes]
+    index_box = INDEX_REGION if layout is not None else index_extent(deck)
+    spots = layout or functools.partial(_tight_spots, extent=index_box)
     return _fanned(
-        rng, codes, faces, lambda: layout(rng, counts), size, harsh, (0.85, 0.97),
+        rng, codes, faces, lambda: spots(rng, counts), size, harsh, (0.85, 0.97),
         f"no readable {kind} found for seed {seed}", deck=deck.name, either_corner=either_corner,
+        index_box=index_box,
     )
+
+
+TIGHT_STRIP = (1.1, 1.5)
+"""How much of each card of a deal laid tight shows beside the card over it, in widths (slid or
+turned sideways) or depths (slid down) of the deck's own index (`index_extent`): the index
+whole and a sliver of paper beside it, no more."""
+
+
+def _tight_spots(rng: random.Random, counts: Sequence[int], extent: tuple[float, float]) -> list[Spot]:
+    """Four hands of `counts` cards, fanned (`_deal_spots`) or laid straight (`_spread_spots`),
+    each card showing `TIGHT_STRIP` of the index `extent` (across, down) beside the next."""
+    low, high = TIGHT_STRIP
+    across, down = extent
+    if rng.random() < 0.5:
+        return _deal_spots(rng, counts, (low * across, high * across))
+    return _spread_spots(rng, counts, ((low * across, high * across), (low * down, high * down)))
+
+
+def render_tight_deal(
+    seed: int,
+    library: FaceLibrary | None = None,
+    size: tuple[int, int] = (1600, 1200),
+    harsh: bool = False,
+) -> SyntheticPhoto:
+    """Render a deal laid out tight to show, as bridge players lay theirs: four hands of nine to
+    thirteen cards, fanned or laid straight, each card showing its deck's own index
+    (`index_extent`) and a sliver of paper beside the next card (`TIGHT_STRIP`), no more; one
+    index corner of every card whole. With a deck printed with a small index, neighbouring
+    indices then lie closer than the corner region every deck's index fits in (`INDEX_REGION`,
+    0.25 card widths), as in the bridge deals among the shared labelled photos. `starter_index`
+    is None."""
+    return _render_deal(seed, library, size, harsh, None, "tight deal", either_corner=True)
 
 
 SPREAD_STRIP = ((0.27, 0.4), (0.47, 0.62))
@@ -997,9 +1045,14 @@ SPREAD_STRIP = ((0.27, 0.4), (0.47, 0.62))
 widths: slid sideways (its index is `INDEX_REGION`, 0.25 wide) or slid down (0.45 deep)."""
 
 
-def _spread_hand(rng: random.Random, count: int) -> list[Spot]:
+Strips = tuple[tuple[float, float], tuple[float, float]]
+"""How much of each card of a straight cascade shows beside the card over it, in card widths:
+slid sideways, and slid down (see `SPREAD_STRIP`)."""
+
+
+def _spread_hand(rng: random.Random, count: int, strips: Strips = SPREAD_STRIP) -> list[Spot]:
     """One hand of a deal laid straight, as a bridge dummy is: in one to four runs (suits), each
-    a cascade of cards slid, not turned, a strip (`SPREAD_STRIP`) over the one under it, either
+    a cascade of cards slid, not turned, a strip (`strips`) over the one under it, either
     sideways in rows stacked one under the other or down in columns side by side; the runs
     lying a little apart or overlapping the run before, a card now and then put down upside
     down (its other index corner showing), the whole hand at any quarter turn and a little
@@ -1012,7 +1065,7 @@ def _spread_hand(rng: random.Random, count: int) -> list[Spot]:
     spots: list[Spot] = []
     across = 0.0
     for size in sizes:
-        strip = rng.uniform(*SPREAD_STRIP[down]) * cw
+        strip = rng.uniform(*strips[down]) * cw
         drift = rng.uniform(-0.04, 0.04) * cw
         for i in range(size):
             along, aside = i * strip + rng.uniform(-1, 1), across + i * drift + rng.uniform(-1, 1)
@@ -1033,11 +1086,11 @@ def _spread_hand(rng: random.Random, count: int) -> list[Spot]:
     ]
 
 
-def _spread_spots(rng: random.Random, counts: Sequence[int]) -> list[Spot]:
-    """Four hands of `counts` cards laid straight (`_spread_hand`), one above, two side by side,
-    one below, each clear of the others by a few millimetres to a few centimetres."""
+def _spread_spots(rng: random.Random, counts: Sequence[int], strips: Strips = SPREAD_STRIP) -> list[Spot]:
+    """Four hands of `counts` cards laid straight (`_spread_hand`, slid `strips`), one above, two
+    side by side, one below, each clear of the others by a few millimetres to a few centimetres."""
     aspect = CARD_MM[1] / CARD_MM[0]
-    hands = [_spread_hand(rng, count) for count in counts]
+    hands = [_spread_hand(rng, count, strips) for count in counts]
     boxes = []
     for hand in hands:
         corners = np.concatenate([_card_corners_mm(spot, aspect) for spot in hand])
@@ -1096,11 +1149,16 @@ def render_table(seed: int, library: FaceLibrary, size: tuple[int, int] = (1280,
 
 
 def index_visibility(
-    occupancy: NDArray[np.int16], quad: NDArray[np.float32], face: NDArray[np.uint8], label: int
+    occupancy: NDArray[np.int16],
+    quad: NDArray[np.float32],
+    face: NDArray[np.uint8],
+    label: int,
+    index_box: tuple[float, float] = INDEX_REGION,
 ) -> tuple[float, float]:
-    """Uncovered share of the card's top-left and bottom-right index regions in `occupancy`."""
+    """Uncovered share of the card's top-left and bottom-right index regions in `occupancy`
+    (`index_box`: across and down from the corner, in card widths)."""
     fw, fh = face.shape[1], face.shape[0]
-    rw, rh = INDEX_REGION[0] * fw, INDEX_REGION[1] * fw
+    rw, rh = index_box[0] * fw, index_box[1] * fw
     matrix = cv2.getPerspectiveTransform(face_quad(face), quad)
     shares = []
     for box in (
@@ -1110,6 +1168,47 @@ def index_visibility(
         region = cv2.perspectiveTransform(np.array([box], np.float32), matrix)[0]
         shares.append(visible_share(occupancy, region, label))
     return shares[0], shares[1]
+
+
+INDEX_SAMPLE_CODES = tuple(rank + suit for rank in "A23" for suit in "CDHS")
+"""The cards a deck's index is measured on (`index_extent`): their pips lie down the middle of
+the card, clear of its corner, where a court card's picture or a ten's pips can reach."""
+
+INK_CONTRAST = 0.6
+"""A face's pixel is ink when darker than this share of its paper's grey (the 95th percentile of
+the corner), or red by `INK_RED` grey levels over green and blue."""
+
+INK_RED = 60
+
+
+def index_extent(deck: Deck) -> tuple[float, float]:
+    """How far the deck's printed index reaches from a card's top-left corner, across and down,
+    in card widths: the ink within `INDEX_REGION` of its aces, twos and threes
+    (`INDEX_SAMPLE_CODES`), less any part cut by the region's far sides (another card's pip).
+    A deck printed with a small index, as most bridge decks are, shows it whole in a strip of
+    the card far narrower than `INDEX_REGION`, which holds the largest of every deck; falls back
+    to that region for a face with no ink found there."""
+    across = down = 0.0
+    for code in INDEX_SAMPLE_CODES:
+        face = deck(code)
+        fw = face.shape[1]
+        rw, rh = int(INDEX_REGION[0] * fw), int(INDEX_REGION[1] * fw)
+        corner = face[:rh, :rw].astype(np.int16)
+        opaque = corner[..., 3] > 200
+        if not opaque.any():
+            return INDEX_REGION
+        grey = corner[..., :3].mean(axis=2)
+        red = corner[..., 2] - np.maximum(corner[..., 0], corner[..., 1])
+        ink = ((grey < INK_CONTRAST * np.percentile(grey[opaque], 95)) | (red > INK_RED)) & opaque
+        _, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+        right = stats[1:, cv2.CC_STAT_LEFT] + stats[1:, cv2.CC_STAT_WIDTH]
+        bottom = stats[1:, cv2.CC_STAT_TOP] + stats[1:, cv2.CC_STAT_HEIGHT]
+        inside = (right < rw) & (bottom < rh) & (stats[1:, cv2.CC_STAT_AREA] >= 4)
+        if not inside.any():
+            return INDEX_REGION
+        across = max(across, float(right[inside].max()) / fw)
+        down = max(down, float(bottom[inside].max()) / fw)
+    return across, down
 
 
 def visible_share(occupancy: NDArray[np.int16], region: NDArray[np.float32], label: int) -> float:
