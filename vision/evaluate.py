@@ -36,7 +36,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -339,38 +339,35 @@ def evaluate_held(
 DEAL_SEED = EVALUATION_SEED + 700_000
 """First seed of the generated deals `--deals` reads (development work reads others)."""
 
-
-def evaluate_deals(count: int, library: FaceLibrary, size: tuple[int, int], seed: int = DEAL_SEED) -> Tally:
-    """Recognise `count` generated deals laid out in four fanned hands (`render_deal`), untold, as
-    the bridge deals among the labelled photos are read."""
-    photos = (render_deal(seed + i, library, size=size) for i in range(count))
-    return _tally_generated("synthetic deals, four hands fanned", seed, photos)[0]
-
-
 SPREAD_SEED = EVALUATION_SEED + 800_000
 """First seed of the generated deals laid straight that `--deals` reads."""
-
-
-def evaluate_spread_deals(
-    count: int, library: FaceLibrary, size: tuple[int, int], seed: int = SPREAD_SEED
-) -> Tally:
-    """Recognise `count` generated deals whose four hands are laid straight, in runs of cards slid
-    over one another (`render_spread_deal`), untold."""
-    photos = (render_spread_deal(seed + i, library, size=size) for i in range(count))
-    return _tally_generated("synthetic deals, four hands laid straight", seed, photos)[0]
-
 
 TIGHT_SEED = EVALUATION_SEED + 900_000
 """First seed of the generated deals laid tight that `--deals` reads."""
 
+DEAL_ROWS: tuple[tuple[str, Callable[..., SyntheticPhoto], int], ...] = (
+    ("synthetic deals, four hands fanned", render_deal, DEAL_SEED),
+    ("synthetic deals, four hands laid straight", render_spread_deal, SPREAD_SEED),
+    ("synthetic deals, four hands laid tight", render_tight_deal, TIGHT_SEED),
+)
+"""The rows `--deals N` adds, each its name, its deals and their first seed: four hands fanned
+(`render_deal`); laid straight, in runs of cards slid over one another (`render_spread_deal`);
+and laid tight, fanned or straight, each card showing its deck's own index and a sliver of
+paper, no more (`render_tight_deal`)."""
 
-def evaluate_tight_deals(
-    count: int, library: FaceLibrary, size: tuple[int, int], seed: int = TIGHT_SEED
+
+def evaluate_deals(
+    count: int,
+    library: FaceLibrary,
+    size: tuple[int, int],
+    name: str,
+    render: Callable[..., SyntheticPhoto],
+    seed: int,
 ) -> Tally:
-    """Recognise `count` generated deals laid tight (`render_tight_deal`): each card of the four
-    hands, fanned or straight, shows its deck's own index and a sliver of paper, no more; untold."""
-    photos = (render_tight_deal(seed + i, library, size=size) for i in range(count))
-    return _tally_generated("synthetic deals, four hands laid tight", seed, photos)[0]
+    """Recognise `count` generated deals drawn by `render` from `seed` on (one row of
+    `DEAL_ROWS`), untold, as the bridge deals among the labelled photos are read."""
+    photos = (render(seed + i, library, size=size) for i in range(count))
+    return _tally_generated(name, seed, photos)[0]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -437,9 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.expect is not None:
                 tallies.append(evaluate_held(args.held, library, SHOW_SIZE, told=True))
         if args.deals:
-            tallies.append(evaluate_deals(args.deals, library, SHOW_SIZE))
-            tallies.append(evaluate_spread_deals(args.deals, library, SHOW_SIZE))
-            tallies.append(evaluate_tight_deals(args.deals, library, SHOW_SIZE))
+            tallies += [evaluate_deals(args.deals, library, SHOW_SIZE, *row) for row in DEAL_ROWS]
         if args.large:
             tallies.append(
                 evaluate_synthetic(
