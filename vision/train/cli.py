@@ -4,7 +4,10 @@ model, and print a report. Seeded end to end.
 `--cache DIR` keeps the generated samples (most of a run's time) for the next run, and
 `--conv-from MODEL` takes the convolutional network of an existing model file byte for byte
 instead of training it again, so that a change to the perceptrons or to the calibration
-retrains only what it must.
+retrains only what it must; `--networks-from MODEL` takes the perceptrons (with their heads'
+calibration) the same way, so that one model's perceptrons can be joined to another's
+convolutional network. `--tight SHARE` lays the neighbour of that share of the single-card
+scenes tight beside the index (`samples.scene_samples`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,15 @@ from vision.train.models import (
     train_conv,
     train_network,
 )
-from vision.train.samples import DEFAULT_HELD, DEFAULT_MINED, DEFAULT_SCENES, TRAIN_SEED, SampleSet, cached
+from vision.train.samples import (
+    DEFAULT_HELD,
+    DEFAULT_MINED,
+    DEFAULT_SCENES,
+    TIGHT_NEIGHBOURS,
+    TRAIN_SEED,
+    SampleSet,
+    cached,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,6 +74,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="take the convolutional network of this model file instead of training one",
     )
     parser.add_argument(
+        "--networks-from",
+        type=Path,
+        metavar="MODEL",
+        help="take the perceptrons of this model file instead of training them",
+    )
+    parser.add_argument(
+        "--tight",
+        type=float,
+        default=TIGHT_NEIGHBOURS,
+        metavar="SHARE",
+        help="share of single-card scenes whose neighbour is laid tight beside the index",
+    )
+    parser.add_argument(
         "--cache", type=Path, metavar="DIR", help="keep generated samples here and reuse them"
     )
     parser.add_argument("--seed", type=int, default=TRAIN_SEED)
@@ -84,6 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         kept_conv = stored_conv(args.conv_from)
         if kept_conv is None:
             parser.error(f"{args.conv_from} holds no convolutional network")
+    if not 0.0 <= args.tight <= 1.0:
+        parser.error(f"--tight is a share of the scenes, from 0 to 1, not {args.tight}")
+    kept_networks = IndexModel.load(args.networks_from).networks if args.networks_from is not None else None
     print(
         f"generating {args.scenes} card scenes, {args.mined} table photos and {args.held} held hands "
         f"(seed {args.seed})",
@@ -92,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     held = args.held > 0
     train = SampleSet.concat(
         [
-            cached(args.cache, args.seed, args.scenes, args.workers),
+            cached(args.cache, args.seed, args.scenes, args.workers, tight=args.tight),
             cached(args.cache, args.seed, args.mined, args.workers, kind="mined"),
         ]
         + ([cached(args.cache, args.seed, args.held, args.workers, kind="held")] if held else [])
@@ -100,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     held_out = max(args.held // 10, 20)
     validation = SampleSet.concat(
         [
-            cached(args.cache, args.seed + 1, max(args.scenes // 10, 100), args.workers),
+            cached(args.cache, args.seed + 1, max(args.scenes // 10, 100), args.workers, tight=args.tight),
             cached(args.cache, args.seed + 1, max(args.mined // 10, 50), args.workers, kind="mined"),
         ]
         + ([cached(args.cache, args.seed + 1, held_out, args.workers, kind="held")] if held else [])
@@ -110,8 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"({time.perf_counter() - started:.0f} s)",
         flush=True,
     )
-    networks = []
-    for member in range(args.networks):
+    networks = list(kept_networks or ())
+    for member in range(0 if kept_networks else args.networks):
         print(f"perceptron {member + 1} of {args.networks}", flush=True)
         network = train_network(train, args.seed + member * NETWORK_SEED_STEP, args.epochs)
         networks.append(calibrate_heads(network, validation))

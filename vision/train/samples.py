@@ -54,6 +54,8 @@ from vision.synth import (
     CARD_MM,
     INDEX_REGION,
     PAPER_CHANCE,
+    TIGHT_STRIP,
+    Deck,
     FaceLibrary,
     PlacedCard,
     SyntheticPhoto,
@@ -61,6 +63,7 @@ from vision.synth import (
     add_papers,
     apply_camera,
     face_quad,
+    index_extent,
     jpeg,
     make_table,
     paste_card,
@@ -87,6 +90,11 @@ the mined table photos, for the tight fans and the fingers over the cards that t
 show (`--held N`). None in the committed model: trained with 1,000 (2026-12-02), it read
 generated held hands and the bridge deals a little better but took an ace of spades of
 edje_tfod for a club, a false card where the model without them has none."""
+
+TIGHT_NEIGHBOURS = 0.0
+"""Share of single-card scenes whose neighbour is laid tight, as bridge players lay a deal
+(`_tight_neighbour`; `--tight` of `python -m vision.train`). None in the committed model's
+data: see vision/README.md, "Neighbours laid tight in training"."""
 
 SAMPLE_KINDS = ("scene", "mined", "held")
 """What `generate` makes: single-card scenes, proposals mined from table photos, and proposals
@@ -153,8 +161,16 @@ def _translate(dx: float, dy: float) -> NDArray[np.float64]:
     return np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
 
 
-def scene_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArray[np.uint8], int, int]]:
-    """One synthetic scene's labelled patches: (BGR patch, rank label, suit label)."""
+def scene_samples(
+    rng: random.Random, library: FaceLibrary, tight: float = TIGHT_NEIGHBOURS
+) -> list[tuple[NDArray[np.uint8], int, int]]:
+    """One synthetic scene's labelled patches: (BGR patch, rank label, suit label).
+
+    With `tight` above nought, that share of scenes lay the neighbouring card tight beside or
+    below the index (`_tight_neighbour`), and every scene's index corners are labelled by how
+    much of the deck's own index shows (`synth.index_extent`) rather than of `INDEX_REGION`,
+    which holds the largest index of every deck: a small index whole beside a tight edge shows
+    its card."""
     deck = library.deck(rng)
     code = rng.choice(CARD_CODES)
     face = deck(code)
@@ -177,7 +193,10 @@ def scene_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
     occupancy = np.full((size[1], size[0]), -1, np.int16)
     paste_card(table, occupancy, face, quad, 0, rng)
     to_image = np.asarray(cv2.getPerspectiveTransform(face_quad(face), quad), np.float64)
-    if rng.random() < 0.4:
+    extent = _deck_extent(deck) if tight > 0 else INDEX_REGION
+    if tight > 0 and rng.random() < tight:
+        _tight_neighbour(rng, table, occupancy, deck(rng.choice(CARD_CODES)), face, to_image, extent)
+    elif rng.random() < 0.4:
         _overlap_neighbour(rng, table, occupancy, deck(rng.choice(CARD_CODES)), face, to_image)
     if rng.random() < 0.12:
         _cover_with_object(rng, table, occupancy, quad)
@@ -192,7 +211,7 @@ def scene_samples(rng: random.Random, library: FaceLibrary) -> list[tuple[NDArra
     rank, suit = split_code(code)
     samples: list[tuple[NDArray[np.uint8], int, int]] = []
     fw, fh = face.shape[1], face.shape[0]
-    rw, rh = INDEX_REGION[0] * fw, INDEX_REGION[1] * fw
+    rw, rh = extent[0] * fw, extent[1] * fw
     boxes = (
         np.array([[[0, 0], [rw, 0], [rw, rh], [0, rh]]], np.float32),
         np.array([[[fw - rw, fh - rh], [fw, fh - rh], [fw, fh], [fw - rw, fh]]], np.float32),
@@ -265,6 +284,44 @@ def _overlap_neighbour(
     moved = local @ rot.T + np.array([fw / 2 + dx, fh / 2 + dy], np.float32)
     if rng.random() < 0.5:
         moved = moved[[2, 3, 0, 1]]  # the neighbour may lie the other way up
+    quad = cv2.perspectiveTransform(moved.reshape(1, 4, 2), to_image)[0].astype(np.float32)
+    paste_card(table, occupancy, other, quad, 1, rng)
+
+
+_EXTENTS: dict[str, tuple[float, float]] = {}
+
+
+def _deck_extent(deck: Deck) -> tuple[float, float]:
+    """`synth.index_extent(deck)`, measured once per deck in each process."""
+    if deck.name not in _EXTENTS:
+        _EXTENTS[deck.name] = index_extent(deck)
+    return _EXTENTS[deck.name]
+
+
+def _tight_neighbour(
+    rng: random.Random,
+    table: NDArray[np.float32],
+    occupancy: NDArray[np.int16],
+    other: NDArray[np.uint8],
+    face: NDArray[np.uint8],
+    to_image: NDArray[np.float64],
+    extent: tuple[float, float],
+) -> None:
+    """Lay a second card over the first so that only a strip of `TIGHT_STRIP` times the deck's
+    index `extent` (across, down) shows beside or below it, a little turned: the next card of a
+    deal laid tight, its edge right beside the index."""
+    fw, fh = face.shape[1], face.shape[0]
+    strip = rng.uniform(*TIGHT_STRIP)
+    if rng.random() < 0.5:
+        dx, dy = strip * extent[0] * fw, rng.uniform(-0.05, 0.05) * fh
+    else:
+        dx, dy = rng.uniform(-0.05, 0.05) * fw, strip * extent[1] * fw
+    angle = math.radians(rng.uniform(-6, 6))
+    local = face_quad(face) - np.array([fw / 2, fh / 2], np.float32)
+    rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]], np.float32)
+    moved = local @ rot.T + np.array([fw / 2 + dx, fh / 2 + dy], np.float32)
+    if rng.random() < 0.5:
+        moved = moved[[2, 3, 0, 1]]
     quad = cv2.perspectiveTransform(moved.reshape(1, 4, 2), to_image)[0].astype(np.float32)
     paste_card(table, occupancy, other, quad, 1, rng)
 
@@ -393,8 +450,8 @@ def _held_hand(rng: random.Random, seed: int, library: FaceLibrary, size: tuple[
             seed = rng.getrandbits(40)
 
 
-def _generate_chunk(args: tuple[int, int, int, str]) -> SampleSet:
-    seed, library_seed, scenes, kind = args
+def _generate_chunk(args: tuple[int, int, int, str, float]) -> SampleSet:
+    seed, library_seed, scenes, kind, tight = args
     rng = random.Random(seed)
     library = worker_library(library_seed)
     patches: list[NDArray[np.uint8]] = []
@@ -402,7 +459,7 @@ def _generate_chunk(args: tuple[int, int, int, str]) -> SampleSet:
     suits: list[int] = []
     for _ in range(scenes):
         if kind == "scene":
-            samples = scene_samples(rng, library)
+            samples = scene_samples(rng, library, tight)
         else:
             samples = mined_samples(rng, library, held=kind == "held")
         for patch, rank, suit in samples:
@@ -418,15 +475,23 @@ def _generate_chunk(args: tuple[int, int, int, str]) -> SampleSet:
     )
 
 
-def generate(seed: int, scenes: int, workers: int, kind: str = "scene", chunk: int = 250) -> SampleSet:
+def generate(
+    seed: int,
+    scenes: int,
+    workers: int,
+    kind: str = "scene",
+    chunk: int = 250,
+    tight: float = TIGHT_NEIGHBOURS,
+) -> SampleSet:
     """Generate labelled features from `scenes` synthetic scenes (`kind` "scene" for single
     cards, "mined" for whole table photos read through the recogniser, "held" for held hands
-    read so), deterministic per seed."""
+    read so), deterministic per seed; `tight` is the share of single-card scenes with a
+    neighbour laid tight (`scene_samples`)."""
     if kind not in SAMPLE_KINDS:
         raise ValueError(f"no sample kind {kind!r}: one of {', '.join(SAMPLE_KINDS)}")
     offset = SAMPLE_KINDS.index(kind) * 1_000_000
     jobs = [
-        (seed * 7919 + offset + i, seed, min(chunk, scenes - start), kind)
+        (seed * 7919 + offset + i, seed, min(chunk, scenes - start), kind, tight)
         for i, start in enumerate(range(0, scenes, chunk))
     ]
     if workers <= 1:
@@ -435,14 +500,23 @@ def generate(seed: int, scenes: int, workers: int, kind: str = "scene", chunk: i
         return SampleSet.concat(pool.map(_generate_chunk, jobs))
 
 
-def cached(cache: Path | None, seed: int, scenes: int, workers: int, kind: str = "scene") -> SampleSet:
-    """`generate(seed, scenes, workers, kind)`, kept in `cache` (a folder; None keeps nothing):
-    generating is most of a training run, and the same seed always gives the same set."""
+def cached(
+    cache: Path | None,
+    seed: int,
+    scenes: int,
+    workers: int,
+    kind: str = "scene",
+    tight: float = TIGHT_NEIGHBOURS,
+) -> SampleSet:
+    """`generate(seed, scenes, workers, kind, tight=tight)`, kept in `cache` (a folder; None
+    keeps nothing): generating is most of a training run, and the same seed always gives the
+    same set."""
     if cache is None:
-        return generate(seed, scenes, workers, kind)
-    path = cache / f"{kind}-seed{seed}-{scenes}.npz"
+        return generate(seed, scenes, workers, kind, tight=tight)
+    tag = f"-tight{tight:g}" if kind == "scene" and tight > 0 else ""
+    path = cache / f"{kind}-seed{seed}-{scenes}{tag}.npz"
     if path.exists():
         return SampleSet.load(path)
-    samples = generate(seed, scenes, workers, kind)
+    samples = generate(seed, scenes, workers, kind, tight=tight)
     samples.save(path)
     return samples
