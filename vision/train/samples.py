@@ -278,7 +278,23 @@ def _overlap_neighbour(
     fw, fh = face.shape[1], face.shape[0]
     dx = rng.uniform(0.25, 0.95) * fw * rng.choice([1, 1, -1])
     dy = rng.uniform(-0.35, 0.35) * fh
-    angle = math.radians(rng.uniform(-20, 20))
+    _lay_neighbour(rng, table, occupancy, other, face, to_image, (dx, dy, rng.uniform(-20, 20)))
+
+
+def _lay_neighbour(
+    rng: random.Random,
+    table: NDArray[np.float32],
+    occupancy: NDArray[np.int16],
+    other: NDArray[np.uint8],
+    face: NDArray[np.uint8],
+    to_image: NDArray[np.float64],
+    move: tuple[float, float, float],
+) -> None:
+    """Paste `other` over the card `face` moved by `move` (face pixels across and down, and
+    degrees turned about its middle), either way up."""
+    fw, fh = face.shape[1], face.shape[0]
+    dx, dy, degrees = move
+    angle = math.radians(degrees)
     local = face_quad(face) - np.array([fw / 2, fh / 2], np.float32)
     rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]], np.float32)
     moved = local @ rot.T + np.array([fw / 2 + dx, fh / 2 + dy], np.float32)
@@ -316,14 +332,7 @@ def _tight_neighbour(
         dx, dy = strip * extent[0] * fw, rng.uniform(-0.05, 0.05) * fh
     else:
         dx, dy = rng.uniform(-0.05, 0.05) * fw, strip * extent[1] * fw
-    angle = math.radians(rng.uniform(-6, 6))
-    local = face_quad(face) - np.array([fw / 2, fh / 2], np.float32)
-    rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]], np.float32)
-    moved = local @ rot.T + np.array([fw / 2 + dx, fh / 2 + dy], np.float32)
-    if rng.random() < 0.5:
-        moved = moved[[2, 3, 0, 1]]
-    quad = cv2.perspectiveTransform(moved.reshape(1, 4, 2), to_image)[0].astype(np.float32)
-    paste_card(table, occupancy, other, quad, 1, rng)
+    _lay_neighbour(rng, table, occupancy, other, face, to_image, (dx, dy, rng.uniform(-6, 6)))
 
 
 def _cover_with_object(
