@@ -24,7 +24,7 @@ from vision.synth import (
     visible_share,
 )
 from vision.train import MINED_NEGATIVES, _fork_pool, mined_samples, scene_samples
-from vision.train.samples import MINED_SIZES, VISIBLE_INDEX, _tight_neighbour, generate
+from vision.train.samples import MINED_SIZES, VISIBLE_INDEX, _lay_neighbour, _tight_move, generate
 
 PROPOSAL_KINDS = 3
 """Outlines, lone corners and glyph frames: negatives are capped per kind."""
@@ -216,7 +216,8 @@ def test_a_neighbour_laid_tight_leaves_the_decks_index_and_little_more() -> None
         quad = face_quad(face) + np.array([fw, fh], np.float32)
         paste_card(table, occupancy, face, quad, 0, rng)
         to_image = np.asarray(cv2.getPerspectiveTransform(face_quad(face), quad), np.float64)
-        _tight_neighbour(rng, table, occupancy, deck(rng.choice(CARD_CODES)), face, to_image, (across, down))
+        other = deck(rng.choice(CARD_CODES))
+        _lay_neighbour(rng, table, occupancy, other, face, to_image, _tight_move(rng, face, (across, down)))
         index = np.array([[0, 0], [across * fw, 0], [across * fw, down * fw], [0, down * fw]], np.float32)
         index_kept += visible_share(occupancy, index + np.array([fw, fh], np.float32), 0) >= VISIBLE_INDEX
         whole += visible_share(occupancy, quad, 0)

@@ -137,8 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"({time.perf_counter() - started:.0f} s)",
         flush=True,
     )
-    networks = list(kept_networks or ())
-    for member in range(0 if kept_networks else args.networks):
+    networks = list(kept_networks) if kept_networks is not None else []
+    for member in range(args.networks if kept_networks is None else 0):
         print(f"perceptron {member + 1} of {args.networks}", flush=True)
         network = train_network(train, args.seed + member * NETWORK_SEED_STEP, args.epochs)
         networks.append(calibrate_heads(network, validation))

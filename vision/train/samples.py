@@ -93,7 +93,7 @@ edje_tfod for a club, a false card where the model without them has none."""
 
 TIGHT_NEIGHBOURS = 0.0
 """Share of single-card scenes whose neighbour is laid tight, as bridge players lay a deal
-(`_tight_neighbour`; `--tight` of `python -m vision.train`). None in the committed model's
+(`_tight_move`; `--tight` of `python -m vision.train`). None in the committed model's
 data: see vision/README.md, "Neighbours laid tight in training"."""
 
 SAMPLE_KINDS = ("scene", "mined", "held")
@@ -167,7 +167,7 @@ def scene_samples(
     """One synthetic scene's labelled patches: (BGR patch, rank label, suit label).
 
     With `tight` above nought, that share of scenes lay the neighbouring card tight beside or
-    below the index (`_tight_neighbour`), and every scene's index corners are labelled by how
+    below the index (`_tight_move`), and every scene's index corners are labelled by how
     much of the deck's own index shows (`synth.index_extent`) rather than of `INDEX_REGION`,
     which holds the largest index of every deck: a small index whole beside a tight edge shows
     its card."""
@@ -195,9 +195,11 @@ def scene_samples(
     to_image = np.asarray(cv2.getPerspectiveTransform(face_quad(face), quad), np.float64)
     extent = _deck_extent(deck) if tight > 0 else INDEX_REGION
     if tight > 0 and rng.random() < tight:
-        _tight_neighbour(rng, table, occupancy, deck(rng.choice(CARD_CODES)), face, to_image, extent)
+        other = deck(rng.choice(CARD_CODES))
+        _lay_neighbour(rng, table, occupancy, other, face, to_image, _tight_move(rng, face, extent))
     elif rng.random() < 0.4:
-        _overlap_neighbour(rng, table, occupancy, deck(rng.choice(CARD_CODES)), face, to_image)
+        other = deck(rng.choice(CARD_CODES))
+        _lay_neighbour(rng, table, occupancy, other, face, to_image, _overlap_move(rng, face))
     if rng.random() < 0.12:
         _cover_with_object(rng, table, occupancy, quad)
     image = jpeg(apply_camera(table, rng, harsh=True), rng.randint(40, 95))
@@ -266,19 +268,13 @@ def _background_frame(rng: random.Random, size: tuple[int, int], width: float) -
     return np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
 
 
-def _overlap_neighbour(
-    rng: random.Random,
-    table: NDArray[np.float32],
-    occupancy: NDArray[np.int16],
-    other: NDArray[np.uint8],
-    face: NDArray[np.uint8],
-    to_image: NDArray[np.float64],
-) -> None:
-    """Lay a second card over part of the first, like the next card of a fanned hand."""
+def _overlap_move(rng: random.Random, face: NDArray[np.uint8]) -> tuple[float, float, float]:
+    """Where a second card lies over part of the first, like the next card of a fanned hand: its
+    move in face pixels across and down, and degrees turned (see `_lay_neighbour`)."""
     fw, fh = face.shape[1], face.shape[0]
     dx = rng.uniform(0.25, 0.95) * fw * rng.choice([1, 1, -1])
     dy = rng.uniform(-0.35, 0.35) * fh
-    _lay_neighbour(rng, table, occupancy, other, face, to_image, (dx, dy, rng.uniform(-20, 20)))
+    return dx, dy, rng.uniform(-20, 20)
 
 
 def _lay_neighbour(
@@ -314,25 +310,19 @@ def _deck_extent(deck: Deck) -> tuple[float, float]:
     return _EXTENTS[deck.name]
 
 
-def _tight_neighbour(
-    rng: random.Random,
-    table: NDArray[np.float32],
-    occupancy: NDArray[np.int16],
-    other: NDArray[np.uint8],
-    face: NDArray[np.uint8],
-    to_image: NDArray[np.float64],
-    extent: tuple[float, float],
-) -> None:
-    """Lay a second card over the first so that only a strip of `TIGHT_STRIP` times the deck's
-    index `extent` (across, down) shows beside or below it, a little turned: the next card of a
-    deal laid tight, its edge right beside the index."""
+def _tight_move(
+    rng: random.Random, face: NDArray[np.uint8], extent: tuple[float, float]
+) -> tuple[float, float, float]:
+    """Where a second card lies over the first so that only a strip of `TIGHT_STRIP` times the
+    deck's index `extent` (across, down) shows beside or below it, a little turned: the next
+    card of a deal laid tight, its edge right beside the index (see `_lay_neighbour`)."""
     fw, fh = face.shape[1], face.shape[0]
     strip = rng.uniform(*TIGHT_STRIP)
     if rng.random() < 0.5:
         dx, dy = strip * extent[0] * fw, rng.uniform(-0.05, 0.05) * fh
     else:
         dx, dy = rng.uniform(-0.05, 0.05) * fw, strip * extent[1] * fw
-    _lay_neighbour(rng, table, occupancy, other, face, to_image, (dx, dy, rng.uniform(-6, 6)))
+    return dx, dy, rng.uniform(-6, 6)
 
 
 def _cover_with_object(
