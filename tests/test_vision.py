@@ -1329,6 +1329,25 @@ def test_fanned_neighbours_are_not_merged() -> None:
     assert sorted(c.reading.card for c in merge(cards)) == ["7S", "8S", "9S"]
 
 
+def test_neighbours_laid_tight_are_two_cards_and_one_index_read_twice_is_one() -> None:
+    from vision.recognise import merge, same_card
+
+    # A deal laid tight, as bridge players lay one: the next card's index a sixth of a card
+    # width to the right (a deck with a small index shows little more of each card), read as
+    # a 9 of spades beside the 8. Two cards, though their indices lie closer than the corner
+    # region every deck's index fits in.
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    tight = quad + np.array([16.0, 0.0])
+    cards = [_candidate(quad, "8S", confidence=0.97), _candidate(tight, "9S", confidence=0.9)]
+    assert not same_card(cards[0], cards[1])
+    assert sorted(c.reading.card for c in merge(cards)) == ["8S", "9S"]
+    # A frame a twelfth of a width off the 8's index reads it as a 6: one index read twice,
+    # the surer reading kept.
+    off = _candidate(quad + np.array([8.0, 3.0]), "6S", confidence=0.8)
+    assert same_card(cards[0], off)
+    assert [c.reading.card for c in merge([cards[0], off])] == ["8S"]
+
+
 @pytest.mark.parametrize("turn_degrees", [90.0, 180.0])
 def test_cards_touching_corner_to_corner_are_two_cards(turn_degrees: float) -> None:
     from vision.recognise import merge, same_card

@@ -119,6 +119,14 @@ SAME_CARD_IOU = 0.5
 SAME_INDEX = 0.2
 """Readings whose index middles are closer than this many card widths read the same index."""
 
+TWO_READINGS_APART = 0.13
+"""Two readings naming different cards are of one index only if their index middles, or their
+index corners, lie closer than this many card widths (`same_card`): closer than `SAME_INDEX`,
+because neighbours laid tight, as bridge players lay a deal, show their indices 0.14-0.37 card
+widths apart. Of the cards 15 development deals laid so (9,400,001 on) missed, 9 were taken for
+a card read beside them: 7 of them true neighbours 0.14-0.2 widths away, and 2 false readings of
+one index 0.065 and 0.09 away."""
+
 INDEX_MIDDLE = (0.12, 0.24)
 """Middle of a printed index (rank over suit), in card widths from the card's corner."""
 
@@ -1311,13 +1319,15 @@ def same_card(a: Candidate, b: Candidate) -> bool:
     corner to corner, turned apart, are two cards).
 
     Fanned cards overlap most of their area, so overlap alone cannot tell neighbours apart,
-    but their indices are a fraction of a card width apart at least. Indices are compared by
-    their middles as well as by the card corners: two frames read at different card sizes put
-    the corner in different places around one and the same index. A card read at both ends
-    from two lone corners is one card too: each reading's estimated far index, read the other
-    way up, is where the other reading is (within the estimate's slack). One estimate landing
-    on another card's index is not enough: in a fan, a card's index often lies where the
-    card on top of it would have its far end if it were a little larger. It is enough when,
+    but their indices are a fraction of a card width apart at least (`TWO_READINGS_APART`: the
+    two readings name different cards, as `merge` and `_explained` keep a code once before they
+    ask). Indices are compared by their middles as well as by the card corners: two frames read
+    at different card sizes put the corner in different places around one and the same index.
+    A card read at both ends from two lone corners is one card too: each reading's estimated
+    far index, read the other way up, is where the other reading is (within the estimate's
+    slack). One estimate landing on another card's index is not enough: in a fan, a card's
+    index often lies where the card on top of it would have its far end if it were a little
+    larger. It is enough when,
     besides, the two estimated cards are mostly one (`SAME_CARD_IOU`) and the two readings
     share a rank or a suit, as a card's two ends misread one way or the other do (a court
     card's small club read as a spade at one end); the other estimate may then be far off, as
@@ -1328,7 +1338,7 @@ def same_card(a: Candidate, b: Candidate) -> bool:
     width = min(float(np.linalg.norm(a.quad[1] - a.quad[0])), float(np.linalg.norm(b.quad[1] - b.quad[0])))
     corner_pairs = itertools.product(_index_corners(a), _index_corners(b))
     if any(
-        float(np.linalg.norm(p - q)) < SAME_INDEX * width and _turned_alike(u, v)
+        float(np.linalg.norm(p - q)) < TWO_READINGS_APART * width and _turned_alike(u, v)
         for (p, u), (q, v) in corner_pairs
     ):
         return True
@@ -1365,11 +1375,12 @@ def _index_corners(candidate: Candidate) -> list[tuple[NDArray[np.float64], NDAr
 
 
 def _same_index(a: IndexEnd, b: IndexEnd, width: float) -> bool:
-    """Whether two index ends (of cards `width` wide) agree: within `SAME_INDEX` when both
-    were read, `FAR_INDEX` when one is an estimate; two estimates say nothing either way."""
+    """Whether two index ends (of cards `width` wide) of readings naming different cards agree:
+    within `TWO_READINGS_APART` when both were read, `FAR_INDEX` when one is an estimate; two
+    estimates say nothing either way."""
     if not (a.read or b.read):
         return True
-    slack = SAME_INDEX if a.read and b.read else FAR_INDEX
+    slack = TWO_READINGS_APART if a.read and b.read else FAR_INDEX
     return float(np.linalg.norm(a.middle - b.middle)) < slack * width and _turned_alike(a.across, b.across)
 
 
