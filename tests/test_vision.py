@@ -1348,6 +1348,27 @@ def test_neighbours_laid_tight_are_two_cards_and_one_index_read_twice_is_one() -
     assert [c.reading.card for c in merge([cards[0], off])] == ["8S"]
 
 
+def test_a_reading_past_the_count_at_a_surer_cards_index_is_that_card_read_again() -> None:
+    from vision.recognise import merge, past_count
+
+    # A show told five reads six: its five cards laid apart, and a five of hearts read 0.15 card
+    # widths from the six of hearts' index, as tight neighbours lie, so both are kept. The count
+    # says one reading is extra, and one at a surer card's index by the older bar (`SAME_INDEX`)
+    # is that card read again: it is left out. A sixth card lying apart is a card whatever the
+    # count, and is kept.
+    # The queen is read least surely: the count alone would not choose the five.
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    read = {"4H": 1.0, "AH": 1.0, "6H": 1.0, "8H": 0.9999, "QH": 0.98}
+    codes = list(read)
+    show = [_candidate(quad + np.array([250.0 * i, 0.0]), c, confidence=read[c]) for i, c in enumerate(codes)]
+    again = _candidate(show[2].quad + np.array([15.0, 3.0]), "5H", confidence=0.992)
+    kept = merge([*show, again])
+    assert len(kept) == 6
+    assert sorted(c.reading.card for c in past_count(kept, 5)) == sorted(codes)
+    apart = _candidate(quad + np.array([0.0, 400.0]), "5H", confidence=0.992)
+    assert len(past_count(merge([*show, apart]), 5)) == 6
+
+
 @pytest.mark.parametrize("turn_degrees", [90.0, 180.0])
 def test_cards_touching_corner_to_corner_are_two_cards(turn_degrees: float) -> None:
     from vision.recognise import merge, same_card
