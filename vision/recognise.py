@@ -1465,7 +1465,7 @@ def _index_corners(candidate: Candidate) -> list[tuple[NDArray[np.float64], NDAr
     return corners
 
 
-def _same_index(a: IndexEnd, b: IndexEnd, width: float, apart: float = TWO_READINGS_APART) -> bool:
+def _same_index(a: IndexEnd, b: IndexEnd, width: float, apart: float) -> bool:
     """Whether two index ends (of cards `width` wide) of readings naming different cards agree:
     within `apart` card widths when both were read, `FAR_INDEX` when one is an estimate; two
     estimates say nothing either way."""
