@@ -782,9 +782,8 @@ def _fan_loose(
     Where cards lie tight, a glyph pair's frame, sized from the print, often takes in the next
     card's index or edge, and reads its own card too unsurely to keep (under 0.8, calibrated under
     `MIN_CONFIDENCE`): of 77 cards 15 development deals laid tight (9,400,001 on) missed, 47
-    were read so. Beside a card read, in a fan, it is most
-    likely a card; moved where nothing is read, print on a card's picture reads as a card too
-    (see `second_look`)."""
+    were read so. Beside a card read, in a fan, it is most likely a card; moved where nothing
+    is read, print on a card's picture reads as a card too (see `second_look`)."""
     loose = [
         c
         for c in candidates
