@@ -138,7 +138,11 @@ estimate assumes a poker card and the size read off one corner."""
 SAME_WAY_COS = 0.8
 """Two index readings are of one index only if turned less than about 37 degrees apart."""
 
-SECOND_LOOK_MOVES = (
+MoveSteps = tuple[tuple[tuple[float, float, float, float], ...], ...]
+"""Moves of a card frame, a step at a time, each step's moves tried at once (see
+`SECOND_LOOK_MOVES`)."""
+
+SECOND_LOOK_MOVES: MoveSteps = (
     ((1 / 1.2, 0.0, 0.0, 0.0), (1.2, 0.0, 0.0, 0.0), (1.44, 0.0, 0.0, 0.0)),
     ((1.0, 0.04, 0.0, 0.0), (1.0, -0.04, 0.0, 0.0), (1.0, 0.0, 0.04, 0.0), (1.0, 0.0, -0.04, 0.0)),
     ((1.0, 0.0, 0.0, 0.1), (1.0, 0.0, 0.0, -0.1)),
@@ -216,9 +220,22 @@ FAN_LOOSE_REACH = 1.0
 """How near a card read (`FAN_REACH`'s measure) a lone reading that reads a card unsurely may lie
 for `fan_neighbours` to move its frame until it reads surely (`_fan_loose`)."""
 
+FAN_FINER_MOVES: MoveSteps = (
+    ((1.0, 0.0, 0.0, 0.05), (1.0, 0.0, 0.0, -0.05)),
+    ((1.0, 0.02, 0.0, 0.0), (1.0, -0.02, 0.0, 0.0), (1.0, 0.0, 0.02, 0.0), (1.0, 0.0, -0.02, 0.0)),
+    ((1 / 1.1, 0.0, 0.0, 0.0), (1.1, 0.0, 0.0, 0.0)),
+)
+"""How `_fan_loose`'s last look, after the fan's steps, moves each unsure lone reading's frame on
+from where the second look's moves (`SECOND_LOOK_MOVES`) left it, as they do: a turn of 0.05
+radians, a shift of 0.02 card widths, a scale of 1.1. A tight card's glyph-pair frame lies a few
+hundredths of a card off and turned up to 19 degrees from its true frame, and the coarse moves
+end a step from the index. Only what nothing else found is looked for so, and a card found so
+is reported at `SECOND_LOOK_CONFIDENCE` at most, for the player to check: the finer the search,
+the likelier a misread index reads surely somewhere (vision/README.md, step 7)."""
+
 FAN_LOOSE_AT_MOST = 64
 """Lone readings `_fan_loose` moves in a photo, the likeliest first: each costs about nine
-patches."""
+patches, and eight more in the last look (`FAN_FINER_MOVES`)."""
 
 FAN_ROUNDS = 3
 """At most this many times `fan_neighbours` steps on, each time from the cards it found too.
@@ -652,8 +669,9 @@ def read_at_both_ends(candidates: list[Candidate]) -> list[Quad]:
 
 
 MovedFrames = dict[int, tuple[CardReading, NDArray[np.float64]]]
-"""What `second_look` found moving each lone reading's frame (by its place in the candidates):
-the surest reading of its card and the frame that gave it."""
+"""What `second_look`, or `_fan_loose`, found moving each lone reading's frame as
+`SECOND_LOOK_MOVES` says (by its place in the candidates): the surest reading of its card and
+the frame that gave it."""
 
 
 def second_look(
@@ -733,7 +751,9 @@ def fan_neighbours(
     are framed from one card read alone too: at the edges that cross it or lie beside it
     (`_cascade_steps`), each card read once, when first read or found. Before any step, the lone
     readings beside the cards kept that read a card unsurely, framed a little off, are moved
-    until they read surely (`_fan_loose`), and step on from too.
+    until they read surely (`_fan_loose`), and step on from too; after the last step, those
+    still unsure beside any card read are moved on by finer steps (`FAN_FINER_MOVES`), and a
+    card found so is reported for the player to check.
 
     Against the reading without it, on development photos: deals read 93.3 → 98.2 % of their
     cards (9,000,001-100) and 92.0 → 97.0 % (9,000,101-300); hands held fanned read untold
@@ -742,7 +762,8 @@ def fan_neighbours(
     200), those with the starter apart (8,300,001, 300) and shows read untold (5,600,001 and
     8,500,001, 200 each) the same; not one false card more in any.
     """
-    found = _fan_loose(pyramid, candidates, kept, model)
+    moved: MovedFrames = {}
+    found = _fan_loose(pyramid, candidates, kept, model, moved)
     fresh_cards = kept + found
     for _ in range(FAN_ROUNDS):
         cards = kept + found
@@ -763,7 +784,7 @@ def fan_neighbours(
             break
         found += added
         fresh_cards = added
-    return found
+    return found + _fan_loose(pyramid, candidates, kept + found, model, moved, finer=True)
 
 
 def _fan_loose(
@@ -771,13 +792,19 @@ def _fan_loose(
     candidates: list[Candidate],
     kept: list[Candidate],
     model: IndexModel,
+    moved: MovedFrames,
+    finer: bool = False,
 ) -> list[Candidate]:
     """The cards of a fan whose lone corner was framed a little off and read unsurely: each lone
     reading of a card (`MIN_PRESENCE`) under `UNSURE_BELOW` that no card kept explains, lying
     beside a card kept (`FAN_LOOSE_REACH`) turned and sized alike (`FAN_TURN`, `FAN_SIZE`), has
     its frame moved as `second_look` moves one (`SECOND_LOOK_MOVES`), and is taken, as
     `fan_neighbours` takes a step, if it then reads the same card surely (`UNSURE_BELOW`) and
-    its calibrated confidence is at least `MIN_CONFIDENCE`, surest first.
+    its calibrated confidence is at least `MIN_CONFIDENCE`, surest first. `moved`: the moves
+    found before for these `candidates`, kept there and added to (see `second_look`). With
+    `finer`, the last look, after the fan's steps: each frame is moved on by finer steps
+    (`FAN_FINER_MOVES`), and a card found so is reported at `SECOND_LOOK_CONFIDENCE` at most,
+    for the player to check.
 
     Where cards lie tight, a glyph pair's frame, sized from the print, often takes in the next
     card's index or edge, and reads its own card too unsurely to keep (under 0.8, calibrated under
@@ -785,8 +812,8 @@ def _fan_loose(
     were read so. Beside a card read, in a fan, it is most likely a card; moved where nothing
     is read, print on a card's picture reads as a card too (see `second_look`)."""
     loose = [
-        c
-        for c in candidates
+        i
+        for i, c in enumerate(candidates)
         if not c.whole
         and c.reading.presence >= MIN_PRESENCE
         and c.reading.confidence < UNSURE_BELOW
@@ -795,13 +822,23 @@ def _fan_loose(
     if not loose or not kept:
         return []
     kept_lines = _index_lines(np.stack([card_homography(c.quad) for c in kept]))
-    loose_lines = _index_lines(np.stack([card_homography(c.quad) for c in loose]))
+    loose_lines = _index_lines(np.stack([card_homography(candidates[i].quad) for i in loose]))
     beside = np.flatnonzero(_fan_alike(kept_lines, loose_lines, FAN_LOOSE_REACH).any(axis=0))
-    near = sorted((loose[i] for i in beside), key=lambda c: -c.reading.confidence)
+    near = sorted((loose[k] for k in beside), key=lambda i: -candidates[i].reading.confidence)
     near = near[:FAN_LOOSE_AT_MOST]
     if not near:
         return []
-    return _moved_surely(pyramid, near, model, candidates, kept)
+    fresh = [i for i in near if i not in moved]
+    if fresh:
+        moved.update(zip(fresh, _moved_frames(pyramid, [candidates[i] for i in fresh], model), strict=True))
+    read = [candidates[i] for i in near]
+    if not finer:
+        return _taken(read, [moved[i] for i in near], model, candidates, kept)
+    further = _moved_frames(pyramid, read, model, FAN_FINER_MOVES, [moved[i] for i in near])
+    return [
+        replace(c, confidence=min(c.confidence, SECOND_LOOK_CONFIDENCE))
+        for c in _taken(read, further, model, candidates, kept)
+    ]
 
 
 def _moved_surely(
@@ -811,13 +848,25 @@ def _moved_surely(
     candidates: list[Candidate],
     kept: list[Candidate],
 ) -> list[Candidate]:
-    """Of the lone readings `read` (frames `fan_neighbours` stepped onto, or `_fan_loose`'s),
-    each moved as `SECOND_LOOK_MOVES` says while its card reads more surely: those that then
-    read surely (`UNSURE_BELOW`), calibrated among the photo's `candidates`, surest first, each
-    at least `MIN_CONFIDENCE` and explained by no card `kept` or taken before it."""
+    """Of the lone readings `read` (frames `fan_neighbours` stepped onto), each moved as
+    `SECOND_LOOK_MOVES` says while its card reads more surely, those taken (see `_taken`)."""
+    return _taken(read, _moved_frames(pyramid, read, model), model, candidates, kept)
+
+
+def _taken(
+    read: list[Candidate],
+    moved: list[tuple[CardReading, NDArray[np.float64]]],
+    model: IndexModel,
+    candidates: list[Candidate],
+    kept: list[Candidate],
+) -> list[Candidate]:
+    """Of the lone readings `read`, each at its surest reading and frame (`moved`, see
+    `_moved_frames`), those that read surely (`UNSURE_BELOW`), calibrated among the photo's
+    `candidates`, surest first, each at least `MIN_CONFIDENCE` and explained by no card `kept`
+    or taken before it."""
     fresh = [
         replace(c, reading=reading, quad=card_corners_from_frame(frame), stage=Stage.FAN_STEP)
-        for c, (reading, frame) in zip(read, _moved_frames(pyramid, read, model), strict=True)
+        for c, (reading, frame) in zip(read, moved, strict=True)
         if reading.confidence >= UNSURE_BELOW
     ]
     if not fresh:
@@ -1113,13 +1162,20 @@ def _explained(candidate: Candidate, kept: list[Candidate]) -> bool:
 
 
 def _moved_frames(
-    pyramid: list[NDArray[np.uint8]], loose: list[Candidate], model: IndexModel
+    pyramid: list[NDArray[np.uint8]],
+    loose: list[Candidate],
+    model: IndexModel,
+    steps: MoveSteps = SECOND_LOOK_MOVES,
+    start: list[tuple[CardReading, NDArray[np.float64]]] | None = None,
 ) -> list[tuple[CardReading, NDArray[np.float64]]]:
-    """Each of the `loose` readings' frames moved as `SECOND_LOOK_MOVES` says, a step at a time,
-    while its card reads more surely: the surest reading and its frame."""
-    frames = [card_homography(c.quad) for c in loose]
-    best = [c.reading for c in loose]
-    for step in SECOND_LOOK_MOVES:
+    """Each of the `loose` readings' frames moved as `steps` say (`SECOND_LOOK_MOVES`), a step at
+    a time, while its card reads more surely: the surest reading and its frame. `start`: each
+    one's surest reading and frame so far (an earlier call's answer); its own by default."""
+    if start is None:
+        start = [(c.reading, card_homography(c.quad)) for c in loose]
+    best = [reading for reading, _ in start]
+    frames = [frame for _, frame in start]
+    for step in steps:
         moves = [_frame_move(*move) for move in step]
         tried = [frame @ move for frame in frames for move in moves]
         rank, suit = read_frames(pyramid, tried, model)
