@@ -2142,7 +2142,7 @@ def _assert_at_their_index_corners(found: list[Candidate], photo: SyntheticPhoto
 
 def test_a_card_read_unsurely_beside_a_fan_is_read_again_from_frames_moved_about_it() -> None:
     from vision.classify import default_model
-    from vision.recognise import _fan_loose, calibrate, find_candidates, merge
+    from vision.recognise import _fan_loose, _unsure_lone, calibrate, find_candidates, merge
     from vision.synth import render_tight_deal
 
     # Deals laid tight: a glyph pair's frame, sized from the print, takes in the next card's
@@ -2157,7 +2157,7 @@ def test_a_card_read_unsurely_beside_a_fan_is_read_again_from_frames_moved_about
         pyramid = build_pyramid(loaded.pixels)
         candidates = find_candidates(loaded.pixels, model, pyramid=pyramid)
         kept = merge(calibrate(candidates, model))
-        found = _fan_loose(pyramid, candidates, kept, model, {})
+        found = _fan_loose(pyramid, candidates, _unsure_lone(candidates, kept), kept, model, {})
         cards = [c.reading.card for c in found]
         read = {c.reading.card for c in kept}
         assert len(set(cards)) == len(cards) and set(cards) <= set(photo.cards) - read
@@ -2177,6 +2177,7 @@ def test_a_tight_cards_frame_turned_and_slid_off_its_index_is_moved_back_onto_it
         _fan_loose,
         _frame_move,
         _moved_frames,
+        _unsure_lone,
         read_frames,
     )
     from vision.synth import render_tight_deal
@@ -2218,8 +2219,10 @@ def test_a_tight_cards_frame_turned_and_slid_off_its_index_is_moved_back_onto_it
         kept = [Candidate(true[i], card_corners_from_frame(frames[i]), whole=False) for i in sure[::2]]
         unsure = [c for c in loose[1::2] if c.reading.confidence < UNSURE_BELOW]
         looked: MovedFrames = {}
-        first = _fan_loose(pyramid, unsure, kept, model, looked)
-        last = _fan_loose(pyramid, unsure, kept + first, model, looked, finer=True)
+        lone = _unsure_lone(unsure, kept)
+        first = _fan_loose(pyramid, unsure, lone, kept, model, looked)
+        still = _unsure_lone(unsure, kept + first)
+        last = _fan_loose(pyramid, unsure, still, kept + first, model, looked, finer=True)
         assert {c.reading.card for c in first + last} <= set(photo.cards)
         assert not {c.reading.card for c in last} & {c.reading.card for c in first + kept}
         checked += [c.confidence for c in last]

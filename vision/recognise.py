@@ -763,7 +763,8 @@ def fan_neighbours(
     8,500,001, 200 each) the same; not one false card more in any.
     """
     moved: MovedFrames = {}
-    found = _fan_loose(pyramid, candidates, kept, model, moved)
+    loose = _unsure_lone(candidates, kept)
+    found = _fan_loose(pyramid, candidates, loose, kept, model, moved)
     fresh_cards = kept + found
     for _ in range(FAN_ROUNDS):
         cards = kept + found
@@ -784,23 +785,39 @@ def fan_neighbours(
             break
         found += added
         fresh_cards = added
-    return found + _fan_loose(pyramid, candidates, kept + found, model, moved, finer=True)
+    still = [i for i in loose if not _explained(candidates[i], found)]
+    return found + _fan_loose(pyramid, candidates, still, kept + found, model, moved, finer=True)
+
+
+def _unsure_lone(candidates: list[Candidate], kept: list[Candidate]) -> list[int]:
+    """The places among `candidates` of the lone readings of a card (`MIN_PRESENCE`) under
+    `UNSURE_BELOW` that no card `kept` explains: those `_fan_loose` may move."""
+    return [
+        i
+        for i, c in enumerate(candidates)
+        if not c.whole
+        and c.reading.presence >= MIN_PRESENCE
+        and c.reading.confidence < UNSURE_BELOW
+        and not _explained(c, kept)
+    ]
 
 
 def _fan_loose(
     pyramid: list[NDArray[np.uint8]],
     candidates: list[Candidate],
+    loose: list[int],
     kept: list[Candidate],
     model: IndexModel,
     moved: MovedFrames,
     finer: bool = False,
 ) -> list[Candidate]:
     """The cards of a fan whose lone corner was framed a little off and read unsurely: each lone
-    reading of a card (`MIN_PRESENCE`) under `UNSURE_BELOW` that no card kept explains, lying
-    beside a card kept (`FAN_LOOSE_REACH`) turned and sized alike (`FAN_TURN`, `FAN_SIZE`), has
-    its frame moved as `second_look` moves one (`SECOND_LOOK_MOVES`), and is taken, as
-    `fan_neighbours` takes a step, if it then reads the same card surely (`UNSURE_BELOW`) and
-    its calibrated confidence is at least `MIN_CONFIDENCE`, surest first. `moved`: the moves
+    reading of a card (`MIN_PRESENCE`) under `UNSURE_BELOW` that no card kept explains (`loose`,
+    their places among `candidates`: see `_unsure_lone`), lying beside a card kept
+    (`FAN_LOOSE_REACH`) turned and sized alike (`FAN_TURN`, `FAN_SIZE`), has its frame moved as
+    `second_look` moves one (`SECOND_LOOK_MOVES`), and is taken, as `fan_neighbours` takes a
+    step, if it then reads the same card surely (`UNSURE_BELOW`) and its calibrated confidence
+    is at least `MIN_CONFIDENCE`, surest first. `moved`: the moves
     found before for these `candidates`, kept there and added to (see `second_look`). With
     `finer`, the last look, after the fan's steps: each frame is moved on by finer steps
     (`FAN_FINER_MOVES`), and a card found so is reported at `SECOND_LOOK_CONFIDENCE` at most,
@@ -811,14 +828,6 @@ def _fan_loose(
     `MIN_CONFIDENCE`): of 77 cards 15 development deals laid tight (9,400,001 on) missed, 47
     were read so. Beside a card read, in a fan, it is most likely a card; moved where nothing
     is read, print on a card's picture reads as a card too (see `second_look`)."""
-    loose = [
-        i
-        for i, c in enumerate(candidates)
-        if not c.whole
-        and c.reading.presence >= MIN_PRESENCE
-        and c.reading.confidence < UNSURE_BELOW
-        and not _explained(c, kept)
-    ]
     if not loose or not kept:
         return []
     kept_lines = _index_lines(np.stack([card_homography(c.quad) for c in kept]))
