@@ -1919,6 +1919,33 @@ def test_a_deal_is_four_fanned_hands_each_card_showing_its_index() -> None:
     assert np.array_equal(render_deal(TEST_SEEDS[0]).image, photo.image)
 
 
+def test_a_shaded_deal_is_the_same_deal_with_an_arms_shadow_cutting_across_its_cards() -> None:
+    from vision.synth import CAST_SHADOW_LIGHT, render_deal, render_shaded_deal
+
+    # The player's arm shades a band of the table: the same cards where they were, a band of
+    # the photo at 35-65 % of its light with a sharp edge, and at least one card lying partly
+    # in it and partly in full light (as the index rows of a shared bridge deal lie). One seed.
+    plain, shaded = render_deal(TEST_SEEDS[0]), render_shaded_deal(TEST_SEEDS[0])
+    assert shaded.cards == plain.cards and shaded.deck == plain.deck
+    assert all(np.array_equal(a, b) for a, b in zip(shaded.quads, plain.quads, strict=True))
+
+    def grey(image: np.ndarray) -> np.ndarray:
+        return cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 3) + 1.0
+
+    light = grey(shaded.image) / grey(plain.image)
+    dark, lit = light < 0.8, light > 0.95
+    assert 0.02 < float(np.mean(dark)) < 0.5 and float(np.mean(lit)) > 0.5
+    low, high = CAST_SHADOW_LIGHT
+    assert low - 0.05 < float(np.percentile(light, 1)) < high + 0.05
+    split = 0
+    for quad in plain.quads:
+        inside = np.zeros(light.shape, np.uint8)
+        cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 1)
+        split += bool(np.mean(dark[inside == 1]) > 0.1 and np.mean(lit[inside == 1]) > 0.1)
+    assert split >= 1
+    assert np.array_equal(render_shaded_deal(TEST_SEEDS[0]).image, shaded.image)
+
+
 def test_a_spread_deal_is_four_hands_laid_straight_one_index_of_each_card_showing() -> None:
     from vision.synth import DEAL_HAND_CARDS, SPREAD_STRIP, render_spread_deal
 

@@ -17,7 +17,7 @@ import functools
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 import cv2
@@ -434,6 +434,35 @@ def apply_camera(image: FloatImage, rng: random.Random, harsh: bool = True) -> I
     cv2.randn(noise, np.array([0.0]), np.array([level]))
     out += noise
     return cast(Image, np.clip(out, 0, 255).astype(np.uint8))
+
+
+CAST_SHADOW_LIGHT = (0.35, 0.65)
+"""How much of the light reaches the table under a shadow cast by the player's arm or phone
+(`cast_shadow`): a lamp or window light partly blocked, the room's light still falling in."""
+
+
+def cast_shadow(image: Image, rng: random.Random) -> Image:
+    """`image` with the shadow of a player's arm across it: a band a tenth to a quarter of the
+    photo's short side wide, reaching in from one side to a rounded end near the middle, its
+    edge a few pixels soft (a lamp is small and near), `CAST_SHADOW_LIGHT` of the light under
+    it. Unlike the soft shadow of `apply_camera`, it cuts across cards, so that part of a card,
+    its index often, lies in it and the rest in full light (the bridge deals among the shared
+    labelled photos have one)."""
+    h, w = image.shape[:2]
+    short = min(h, w)
+    side = rng.randrange(4)
+    along = rng.uniform(0.1, 0.9)
+    start = [(along * w, -0.1 * h), (1.1 * w, along * h), (along * w, 1.1 * h), (-0.1 * w, along * h)][side]
+    end = (rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h)
+    band = np.zeros((h, w), np.float32)
+    width = max(int(rng.uniform(0.1, 0.25) * short), 2)
+    tip = (round(end[0]), round(end[1]))
+    cv2.line(band, (round(start[0]), round(start[1])), tip, 1.0, width, cv2.LINE_AA)
+    cv2.circle(band, tip, width // 2, 1.0, -1, cv2.LINE_AA)
+    soft = np.asarray(cv2.GaussianBlur(band, (0, 0), rng.uniform(0.002, 0.006) * max(h, w)), np.float32)
+    light = 1.0 - (1.0 - rng.uniform(*CAST_SHADOW_LIGHT)) * soft
+    shaded = image.astype(np.float32) * light[:, :, None]
+    return cast(Image, np.clip(shaded, 0, 255).astype(np.uint8))
 
 
 def jpeg(image: Image, quality: int) -> Image:
@@ -978,6 +1007,21 @@ def render_deal(
     fanned so that only a strip of each card shows beside the next, its top-left index whole (the
     kind of photo the bridge deals among the shared labelled photos are). `starter_index` is None."""
     return _render_deal(seed, library, size, harsh, _deal_spots, "deal")
+
+
+def render_shaded_deal(
+    seed: int,
+    library: FaceLibrary | None = None,
+    size: tuple[int, int] = (1600, 1200),
+    harsh: bool = False,
+) -> SyntheticPhoto:
+    """`render_deal`'s deal of the same `seed` with the shadow of the player's arm across it
+    (`cast_shadow`), photographed again as JPEG: one of the shared bridge deals is so lit. The
+    shadow is cast on the finished photo, its noise dimmed with it; every card that shows in
+    `render_deal`'s photo shows here, so the truth is the same."""
+    photo = render_deal(seed, library, size, harsh)
+    rng = random.Random(f"cast shadow {seed}")
+    return replace(photo, image=jpeg(cast_shadow(photo.image, rng), rng.randint(80, 95)))
 
 
 def _render_deal(
