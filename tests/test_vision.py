@@ -1834,6 +1834,7 @@ def test_the_evaluation_says_what_faces_its_generated_photos_have(
     assert "Generated photos' faces: 0 SVG decks, 24 procedural styles" in out
     assert "| synthetic deals, four hands fanned | 1 |" in out
     assert "| synthetic deals, four hands laid tight | 1 |" in out
+    assert "| synthetic deals, four hands fanned, under a cast shadow | 1 |" in out
     assert "no SVG deck is installed" in err
     decks = FaceLibrary(svg=[("kde-standard", {}), ("npm-svg-cards", {})], styles=[])
     assert decks.summary() == "2 SVG decks, 0 procedural styles"

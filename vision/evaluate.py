@@ -13,7 +13,9 @@ nine to thirteen cards each fanned on the table (`render_deal`, typical camera, 
 measure; N deals whose hands are laid straight, each in runs of cards slid over one another
 in rows or columns (`render_spread_deal`, seeds from `SPREAD_SEED`, read untold); and N deals
 laid tight, fanned or straight, each card showing its deck's own index and little more
-(`render_tight_deal`, seeds from `TIGHT_SEED`, read untold), as the bridge deals are. `--large N`
+(`render_tight_deal`, seeds from `TIGHT_SEED`, read untold), as the bridge deals are; and N
+deals fanned as the first, with the shadow of the player's arm across them
+(`render_shaded_deal`, seeds from `SHADED_SEED`, read untold), as one bridge deal is. `--large N`
 adds N typical shows at 12 megapixels for timing. `--expect 5` reads the generated shows (not
 the folders) as the count page has them read, told how many cards they hold (`recognise`'s
 `expect`), and with `--held` adds a row of the same hands read told how many cards each holds,
@@ -51,6 +53,7 @@ from vision.synth import (
     full_library,
     render_deal,
     render_held_hand,
+    render_shaded_deal,
     render_show,
     render_spread_deal,
     render_tight_deal,
@@ -345,15 +348,20 @@ SPREAD_SEED = EVALUATION_SEED + 800_000
 TIGHT_SEED = EVALUATION_SEED + 900_000
 """First seed of the generated deals laid tight that `--deals` reads."""
 
+SHADED_SEED = EVALUATION_SEED + 950_000
+"""First seed of the generated deals under a cast shadow that `--deals` reads."""
+
 DEAL_ROWS: tuple[tuple[str, Callable[..., SyntheticPhoto], int], ...] = (
     ("synthetic deals, four hands fanned", render_deal, DEAL_SEED),
     ("synthetic deals, four hands laid straight", render_spread_deal, SPREAD_SEED),
     ("synthetic deals, four hands laid tight", render_tight_deal, TIGHT_SEED),
+    ("synthetic deals, four hands fanned, under a cast shadow", render_shaded_deal, SHADED_SEED),
 )
 """The rows `--deals N` adds, each its name, its deals and their first seed: four hands fanned
 (`render_deal`); laid straight, in runs of cards slid over one another (`render_spread_deal`);
-and laid tight, fanned or straight, each card showing its deck's own index and a sliver of
-paper, no more (`render_tight_deal`)."""
+laid tight, fanned or straight, each card showing its deck's own index and a sliver of paper,
+no more (`render_tight_deal`); and fanned with the shadow of the player's arm across them
+(`render_shaded_deal`)."""
 
 
 def evaluate_deals(
@@ -381,7 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         default=0,
         metavar="N",
-        help="also N generated deals fanned, N laid straight and N laid tight",
+        help="also N generated deals fanned, N laid straight, N laid tight and N fanned under a shadow",
     )
     parser.add_argument("--large", type=int, default=0, metavar="N", help="also N generated 12 MP shows")
     parser.add_argument("--split", action="store_true", help="report file-name groups (single_, deal) apart")
