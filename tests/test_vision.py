@@ -1947,6 +1947,42 @@ def test_a_shaded_deal_is_the_same_deal_with_an_arms_shadow_cutting_across_its_c
     assert np.array_equal(render_shaded_deal(TEST_SEEDS[0]).image, shaded.image)
 
 
+def test_cards_a_shadow_hides_are_read_again_with_the_shadow_lifted() -> None:
+    from vision.classify import default_model
+    from vision.detect import lift_shadow
+    from vision.io import load_image
+    from vision.recognise import (
+        SHADOW_CROSSES,
+        SHADOW_GAIN,
+        UNSURE_BELOW,
+        _share_within,
+        read_cards,
+        under_shadow,
+    )
+    from vision.synth import render_deal, render_shaded_deal
+
+    # An arm's shadow across a generated deal hides cards from the reading (the seed's deal
+    # without it reads every card). The photo is read again with the shadow lifted, and the
+    # answer gains exactly the cards hidden, each surely; none of the first reading's cards is
+    # lost or read twice. The same deal without the shadow gains nothing (it has a card in a
+    # dim place, so it is read again, and that reading adds no card). One seed.
+    model = default_model()
+    shaded = render_shaded_deal(TEST_SEEDS[0])
+    first = {c.reading.card for c in read_cards(load_image(shaded.image).pixels, model)}
+    hidden = set(shaded.cards) - first
+    assert hidden and first <= set(shaded.cards)
+    result = recognise(shaded.image, model=model)
+    cards = [d.card for d in result.cards]
+    assert len(cards) == len(set(cards)) and set(cards) == set(shaded.cards)
+    assert all(d.confidence >= UNSURE_BELOW for d in result.cards if d.card in hidden)
+
+    pixels = load_image(render_deal(TEST_SEEDS[0]).image).pixels
+    kept = read_cards(pixels, model)
+    shade = lift_shadow(pixels).gain >= SHADOW_GAIN
+    assert any(_share_within(c.quad, shade) > SHADOW_CROSSES for c in kept)
+    assert under_shadow(pixels, kept, model) == []
+
+
 def test_a_spread_deal_is_four_hands_laid_straight_one_index_of_each_card_showing() -> None:
     from vision.synth import DEAL_HAND_CARDS, SPREAD_STRIP, render_spread_deal
 

@@ -60,6 +60,7 @@ from vision.detect import (
     edge_loop_blobs,
     find_blobs,
     glyph_proposals,
+    lift_shadow,
     lone_proposals,
     mask_blobs,
     outline_proposals,
@@ -422,7 +423,8 @@ class Laps:
     glyph and squared proposals, with the blobs' corners), read lone proposals, merge
     (calibrate and merge), fan steps (read untold, or told a count and short of it: see
     `fan_neighbours`), second look (told a count and a card or a few short only: see
-    `second_look` and `likeliest_left`), starter."""
+    `second_look` and `likeliest_left`), shadow (the photo read again with its shadows lifted,
+    when a card read lies in one: see `under_shadow`), starter."""
 
     def __init__(self) -> None:
         self.ms: dict[str, list[float]] = {}
@@ -475,8 +477,9 @@ def recognise(
     `likeliest_left`); before those, and in every photo read untold, the cards of a fan that
     nothing framed are looked for from the cards read beside them (see `fan_neighbours`). Read
     past `expect`, a card read where a surer one lies may be that card
-    read again, wrongly, and the count may leave it out (see `past_count`). ValueError if
-    `expect` is under 1."""
+    read again, wrongly, and the count may leave it out (see `past_count`). When a card read
+    lies partly in a shadow, the photo is read again with its shadows lifted, for the cards
+    the shadow hid (see `under_shadow`). ValueError if `expect` is under 1."""
     if expect is not None and expect < 1:
         raise ValueError(f"expect is a number of cards, at least 1, not {expect}")
     lap = _no_lap if laps is None else laps.lap
@@ -487,9 +490,41 @@ def recognise(
     model = model or default_model()
     warnings = photo_warnings(loaded.pixels)
     lap("warnings")
+    kept = read_cards(loaded.pixels, model, laps, threads, expect)
+    kept += under_shadow(loaded.pixels, kept, model, threads, expect)
+    lap("shadow")
+    detections = [
+        Detection(
+            card=c.reading.card,
+            confidence=round(c.confidence, 4),
+            corners=[(float(x) * loaded.scale, float(y) * loaded.scale) for x, y in c.quad],
+            stage=str(c.stage or ""),
+        )
+        for c in kept
+    ]
+    if not detections:
+        warnings.append("no cards found")
+    unsure = [d.card for d in detections if d.confidence < UNSURE_BELOW]
+    if unsure:
+        warnings.append(f"not sure of {', '.join(unsure)}: check or retake closer")
+    starter = lying_apart([d.corners for d in detections])
+    lap("starter")
+    return Recognition(cards=detections, warnings=warnings, starter=starter)
+
+
+def read_cards(
+    bgr: NDArray[np.uint8],
+    model: IndexModel,
+    laps: Laps | None = None,
+    threads: int = READING_THREADS,
+    expect: int | None = None,
+) -> list[Candidate]:
+    """The cards read in a working-size image, one candidate each (`laps`, `threads` and
+    `expect`: see `recognise`)."""
+    lap = _no_lap if laps is None else laps.lap
     # Built here, in the "prepare" lap, to be read from again by the second look.
-    pyramid = build_pyramid(loaded.pixels)
-    candidates = find_candidates(loaded.pixels, model, laps, threads, expect, pyramid)
+    pyramid = build_pyramid(bgr)
+    candidates = find_candidates(bgr, model, laps, threads, expect, pyramid)
     calibrated = calibrate(candidates, model)
     kept = merge(calibrated)
     lap("merge")
@@ -508,23 +543,56 @@ def recognise(
     if expect is not None and len(kept) > expect:
         kept = past_count(kept, expect)
     lap("second look")
-    detections = [
-        Detection(
-            card=c.reading.card,
-            confidence=round(c.confidence, 4),
-            corners=[(float(x) * loaded.scale, float(y) * loaded.scale) for x, y in c.quad],
-            stage=str(c.stage or ""),
-        )
-        for c in kept
-    ]
-    if not detections:
-        warnings.append("no cards found")
-    unsure = [d.card for d in detections if d.confidence < UNSURE_BELOW]
-    if unsure:
-        warnings.append(f"not sure of {', '.join(unsure)}: check or retake closer")
-    starter = lying_apart([d.corners for d in detections])
-    lap("starter")
-    return Recognition(cards=detections, warnings=warnings, starter=starter)
+    return kept
+
+
+SHADOW_CROSSES = 0.15
+"""Share of a card read whose area must lie in a shadow (`lift_shadow`, lifted at least
+`SHADOW_GAIN` times) for the photo to be read again with the shadow lifted (`under_shadow`)."""
+SHADOW_GAIN = 1.3
+"""Least lift (`lift_shadow`) that counts a place as in a shadow for `SHADOW_CROSSES`."""
+
+
+def under_shadow(
+    bgr: NDArray[np.uint8],
+    kept: list[Candidate],
+    model: IndexModel,
+    threads: int = READING_THREADS,
+    expect: int | None = None,
+) -> list[Candidate]:
+    """The cards a shadow cast across the table hid from the reading that found `kept`: the
+    photo is read again with its shadows lifted (`lift_shadow`), only when a card read lies
+    partly in one (`SHADOW_CROSSES`), and its sure cards (`UNSURE_BELOW`) are taken that are
+    neither a card of `kept` nor where one lies (`same_card`), up to `expect` when told it.
+
+    A shadow on paper, lifted for the whole reading, reads most of the cards it hid, but the
+    lift also changes places not in a shadow (a low-colour table's light between cards), and
+    the reading of the lifted photo alone lost cards there. So the first reading stands, and
+    the lifted one only adds to it; a photo with no card in a shadow is read once."""
+    if not kept or (expect is not None and len(kept) >= expect):
+        return []
+    lift = lift_shadow(bgr)
+    shaded = lift.gain >= SHADOW_GAIN
+    if not any(_share_within(card.quad, shaded) > SHADOW_CROSSES for card in kept):
+        return []
+    codes = {card.reading.card for card in kept}
+    found: list[Candidate] = []
+    for card in read_cards(lift.pixels, model, None, threads, expect):
+        if card.confidence < UNSURE_BELOW or card.reading.card in codes:
+            continue
+        if any(same_card(other, card) for other in kept + found):
+            continue
+        found.append(card)
+    return found if expect is None else found[: expect - len(kept)]
+
+
+def _share_within(quad: Quad, mask: NDArray[np.bool_]) -> float:
+    """The share of the pixels inside `quad` (as drawn) where `mask` is set."""
+    inside = np.zeros(mask.shape, np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 1)
+    within = inside.astype(bool)
+    total = int(np.count_nonzero(within))
+    return float(np.count_nonzero(mask & within)) / total if total else 0.0
 
 
 def find_candidates(

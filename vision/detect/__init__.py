@@ -57,7 +57,9 @@ from vision.detect.prepare import (
     PREPARE,
     Prepared,
     PrepareThresholds,
+    ShadowLift,
     card_masks,
+    lift_shadow,
     paper_and_notches,
     paper_regions,
     prepare,
@@ -65,6 +67,7 @@ from vision.detect.prepare import (
 from vision.detect.proposal import Proposal, Stage, Stopped, card_corners_from_frame, lone_proposals, stop_if
 
 __all__ = [
+    "ShadowLift",
     "CORNERS",
     "GLYPHS",
     "OUTLINES",
@@ -106,6 +109,7 @@ __all__ = [
     "outline_proposals",
     "pair_homographies",
     "paper_outlines",
+    "lift_shadow",
     "paper_and_notches",
     "paper_regions",
     "prepare",

@@ -219,3 +219,48 @@ def _filled(
     for contours in groups:
         cv2.drawContours(filled, contours, -1, 255, thickness=cv2.FILLED, offset=offset)
     return filled
+
+
+@dataclass(frozen=True)
+class ShadowLift:
+    """Where a photo's light is dim on paper-coloured ground, and the photo lifted there."""
+
+    pixels: NDArray[np.uint8]
+    """The BGR photo with each such place raised to the photo's lit level."""
+    gain: NDArray[np.float32]
+    """How much each pixel was raised (1.0 where it was left as taken)."""
+
+
+SHADOW_WINDOW = 0.03
+"""Size of the closing, as a share of the photo's long side, whose result is taken as the light
+falling on a place (`lift_shadow`): wider than an index's strokes, narrower than an arm's
+shadow."""
+SHADOW_LIGHT = (0.3, 0.8)
+"""The light, as shares of the photo's lit level, that `lift_shadow` takes for a shadow on
+paper: a player's arm leaves 35-65 % of a lamp's (`vision.synth.CAST_SHADOW_LIGHT`); darker is a
+dark table, brighter is light that varies across the photo."""
+SHADOW_SATURATION = 60
+"""Most HSV saturation (0-255) about a place that `lift_shadow` lifts: card paper and a light
+table stay nearly colourless in a shadow; a coloured table is left as it is."""
+
+
+def lift_shadow(bgr: NDArray[np.uint8]) -> ShadowLift:
+    """`bgr` with the places in a shadow (`SHADOW_LIGHT`, `SHADOW_SATURATION`) lifted to the
+    photo's lit level: the light is the grey image's closing (`SHADOW_WINDOW`), and the lit
+    level its 95th percentile. Worked at half size; the gain is smoothed a little so that a
+    shadow's soft edge is lifted smoothly."""
+    h, w = bgr.shape[:2]
+    half = cv2.resize(bgr, (max(w // 2, 1), max(h // 2, 1)), interpolation=cv2.INTER_AREA)
+    gray = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY)
+    size = odd_kernel(SHADOW_WINDOW * max(h, w) / 2)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    light = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kernel).astype(np.float32)
+    colour = cv2.erode(cv2.cvtColor(half, cv2.COLOR_BGR2HSV)[:, :, 1], kernel)
+    lit = float(np.percentile(light, 95))
+    low, high = SHADOW_LIGHT
+    shaded = (light >= low * lit) & (light <= high * lit) & (colour <= SHADOW_SATURATION)
+    raised = np.where(shaded, lit / np.maximum(light, 1.0), np.float32(1.0)).astype(np.float32)
+    smooth = cv2.GaussianBlur(raised, (0, 0), 1.5)
+    gain = np.asarray(cv2.resize(smooth, (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
+    lifted = np.clip(bgr.astype(np.float32) * gain[:, :, None], 0, 255).astype(np.uint8)
+    return ShadowLift(pixels=lifted, gain=gain)
