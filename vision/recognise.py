@@ -587,12 +587,19 @@ def under_shadow(
 
 
 def _share_within(quad: Quad, mask: NDArray[np.bool_]) -> float:
-    """The share of the pixels inside `quad` (as drawn) where `mask` is set."""
-    inside = np.zeros(mask.shape, np.uint8)
-    cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 1)
+    """The share of the pixels inside `quad` (as drawn) where `mask` is set; drawn in the
+    quad's bounding box only, not in a photo-sized mask for each card of a deal."""
+    points = np.round(quad).astype(np.int32)
+    h, w = mask.shape
+    x0, y0 = max(int(points[:, 0].min()), 0), max(int(points[:, 1].min()), 0)
+    x1, y1 = min(int(points[:, 0].max()) + 1, w), min(int(points[:, 1].max()) + 1, h)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(inside, points - np.array([x0, y0], np.int32), 1)
     within = inside.astype(bool)
     total = int(np.count_nonzero(within))
-    return float(np.count_nonzero(mask & within)) / total if total else 0.0
+    return float(np.count_nonzero(mask[y0:y1, x0:x1] & within)) / total if total else 0.0
 
 
 def find_candidates(

@@ -225,10 +225,17 @@ def _filled(
 class ShadowLift:
     """Where a photo's light is dim on paper-coloured ground, and the photo lifted there."""
 
-    pixels: NDArray[np.uint8]
-    """The BGR photo with each such place raised to the photo's lit level."""
+    photo: NDArray[np.uint8]
+    """The BGR photo as taken."""
     gain: NDArray[np.float32]
-    """How much each pixel was raised (1.0 where it was left as taken)."""
+    """How much each pixel is raised (1.0 where it is left as taken)."""
+
+    @functools.cached_property
+    def pixels(self) -> NDArray[np.uint8]:
+        """The BGR photo with each such place raised to the photo's lit level: made when first
+        asked for, as most photos' `gain` is looked at and the lifted photo never read."""
+        lifted = np.clip(self.photo.astype(np.float32) * self.gain[:, :, None], 0, 255)
+        return cast(NDArray[np.uint8], lifted.astype(np.uint8))
 
 
 SHADOW_WINDOW = 0.03
@@ -262,5 +269,4 @@ def lift_shadow(bgr: NDArray[np.uint8]) -> ShadowLift:
     raised = np.where(shaded, lit / np.maximum(light, 1.0), np.float32(1.0)).astype(np.float32)
     smooth = cv2.GaussianBlur(raised, (0, 0), 1.5)
     gain = np.asarray(cv2.resize(smooth, (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
-    lifted = np.clip(bgr.astype(np.float32) * gain[:, :, None], 0, 255).astype(np.uint8)
-    return ShadowLift(pixels=lifted, gain=gain)
+    return ShadowLift(photo=bgr, gain=gain)
