@@ -549,8 +549,12 @@ def read_cards(
 SHADOW_CROSSES = 0.15
 """Share of a card read whose area must lie in a shadow (`lift_shadow`, lifted at least
 `SHADOW_GAIN` times) for the photo to be read again with the shadow lifted (`under_shadow`)."""
-SHADOW_GAIN = 1.3
-"""Least lift (`lift_shadow`) that counts a place as in a shadow for `SHADOW_CROSSES`."""
+SHADOW_GAIN = 1.5
+"""Least lift (`lift_shadow`) that counts a place as in a shadow for `SHADOW_CROSSES`: a place
+that gets at most two thirds of the photo's lit level, as under a player's arm (the generator's,
+`synth.CAST_SHADOW_LIGHT`, lets 35-65 % through). The lift itself starts at 80 %
+(`SHADOW_LIGHT`), but a card lit at 70-80 % of the brightest paper is mostly one a lamp lights
+less, not one a shadow crosses, and such photos were read again for nothing."""
 
 
 def under_shadow(
