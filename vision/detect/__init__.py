@@ -67,7 +67,6 @@ from vision.detect.prepare import (
 from vision.detect.proposal import Proposal, Stage, Stopped, card_corners_from_frame, lone_proposals, stop_if
 
 __all__ = [
-    "ShadowLift",
     "CORNERS",
     "GLYPHS",
     "OUTLINES",
@@ -84,6 +83,7 @@ __all__ = [
     "PrepareThresholds",
     "Prepared",
     "Proposal",
+    "ShadowLift",
     "Stage",
     "Stopped",
     "broken_outline_blobs",
@@ -102,6 +102,7 @@ __all__ = [
     "glyph_proposals",
     "glyph_sets",
     "joined_index_homographies",
+    "lift_shadow",
     "lone_proposals",
     "mask_blobs",
     "merge_widths",
@@ -109,7 +110,6 @@ __all__ = [
     "outline_proposals",
     "pair_homographies",
     "paper_outlines",
-    "lift_shadow",
     "paper_and_notches",
     "paper_regions",
     "prepare",
