@@ -17,7 +17,9 @@ in the server's photo workers).
 Prints one markdown table: a row per stage (`vision.recognise.Laps`, on one reading thread, where
 the stages run one after another), the median milliseconds per set, and the total's median and
 95th percentile; then the total on the recogniser's threads and its ratio to one thread (each
-photo timed both ways in turn); then the proposals read per photo.
+photo timed both ways in turn), and the cores that reading kept busy (the process's CPU time
+over the wall time: 2.00 would be both threads working throughout); then the proposals read
+per photo.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import argparse
 import json
 import statistics
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -64,15 +67,19 @@ def generated_shows(count: int) -> tuple[list[bytes], int, str]:
     return [show.jpeg_bytes() for show in shows], cards, library.summary()
 
 
-def measure(photos: Sequence[bytes], expect: int | None = None) -> tuple[Laps, Laps]:
+def measure(photos: Sequence[bytes], expect: int | None = None) -> tuple[Laps, Laps, list[float]]:
     """Each photo read once untimed, then timed on one reading thread and on the recogniser's
-    own (`READING_THREADS`), one after the other (told to `expect` that many cards, if given)."""
-    alone, beside = Laps(), Laps()
+    own (`READING_THREADS`), one after the other (told to `expect` that many cards, if given);
+    and, for each photo's reading on the recogniser's threads, the cores it kept busy: the
+    process's CPU time over the wall time (every thread's CPU time counts)."""
+    alone, beside, busy = Laps(), Laps(), []
     for data in photos:
         recognise(data, expect=expect)
         recognise(data, laps=alone, threads=1, expect=expect)
+        cpu, wall = time.process_time(), time.perf_counter()
         recognise(data, laps=beside, threads=READING_THREADS, expect=expect)
-    return alone, beside
+        busy.append((time.process_time() - cpu) / (time.perf_counter() - wall))
+    return alone, beside, busy
 
 
 def totals(laps: Laps) -> list[float]:
@@ -99,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         told = f"the same, told to expect {cards} (the count page)"
         sets[told], expects[told] = shows, cards
     both = {name: measure(photos, expects.get(name)) for name, photos in sets.items()}
-    measured = {name: alone for name, (alone, _) in both.items()}
+    measured = {name: alone for name, (alone, _, _) in both.items()}
     names = list(measured)
     stages = list(next(iter(measured.values())).ms)
     print(f"OpenCV and BLAS threads: {args.threads}; milliseconds per photo, median over the set{faces}\n")
@@ -117,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     medians = [statistics.median(alone_totals[n]) for n in names]
     print("| **total, median** | " + " | ".join(f"**{m:.0f}**" for m in medians) + " |")
     print("| total, p95 | " + " | ".join(f"{np.percentile(alone_totals[n], 95):.0f}" for n in names) + " |")
-    beside_totals = {name: totals(beside) for name, (_, beside) in both.items()}
+    beside_totals = {name: totals(beside) for name, (_, beside, _) in both.items()}
     beside_medians = [statistics.median(beside_totals[n]) for n in names]
     print(f"| **total on {READING_THREADS} reading threads, median** | "
           + " | ".join(f"**{m:.0f}**" for m in beside_medians) + " |")
@@ -125,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           + " | ".join(f"{np.percentile(beside_totals[n], 95):.0f}" for n in names) + " |")
     print(f"| {READING_THREADS} threads / one, median | "
           + " | ".join(f"{b / a:.2f}" for a, b in zip(medians, beside_medians, strict=True)) + " |")
+    print(f"| cores busy on {READING_THREADS} reading threads, median | "
+          + " | ".join(f"{statistics.median(busy):.2f}" for _, _, busy in both.values()) + " |")
     for kind in ("outline", "lone"):
         counts = [statistics.median(measured[n].proposals[kind]) for n in names]
         print(f"| {kind} proposals read | " + " | ".join(f"{c:.0f}" for c in counts) + " |")
