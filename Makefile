@@ -53,7 +53,7 @@ test: setup
 	scripts/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict scorer vision web store.py app.py wsgi.py
-	$(BIN)/pytest -n 2 --dist loadfile
+	$(BIN)/pytest -n 2 --dist loadfile --durations=20
 
 bench: setup
 	$(BIN)/python bench/run_all.py
