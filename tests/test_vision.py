@@ -1713,6 +1713,39 @@ def test_frames_read_before_are_looked_up_as_read_afresh() -> None:
     assert read < len(known) <= len(proposals)
 
 
+def test_a_glyph_pairs_other_frames_are_read_only_when_its_first_shows_a_trace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A glyph pair's frames (each direction, each card width its rank gives) and a joined
+    # index's frame the same print. One of each is read first and the others only when it shows
+    # a trace of an index: read untold, a show names its cards as when every frame is read,
+    # reading far fewer of them.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    photo = render_show(5_600_001, harsh=False)
+    model = module.default_model()
+    shown = module.FOLLOW_FROM
+
+    def read(follow_from: float) -> tuple[Recognition, int]:
+        monkeypatch.setattr(module, "FOLLOW_FROM", follow_from)
+        laps = module.Laps()
+        result = module.recognise(photo.jpeg_bytes(), model, laps=laps)
+        return result, laps.proposals["lone"][0]
+
+    every, every_read = read(0.0)  # every presence is at least 0: every frame read
+    led, led_read = read(shown)
+    assert sorted(d.card for d in led.cards) == sorted(photo.cards) == sorted(d.card for d in every.cards)
+    assert led_read < 0.7 * every_read
+    # The frames read after a first one: some were, where it showed a trace.
+    from vision.detect import Stage, card_masks, glyph_proposals, paper_and_notches, prepare
+
+    prepared = prepare(load_image(photo.jpeg_bytes()).pixels)
+    _, notched = paper_and_notches(card_masks(prepared))
+    proposals = glyph_proposals(prepared, notched)
+    following = [p for p in proposals if p.after is not None]
+    assert following and {p.stage for p in following} == {Stage.GLYPH_PAIR, Stage.JOINED_INDEX}
+    assert len(following) > len(proposals) // 2
+
+
 def test_each_card_once_with_sane_confidence_and_corners(shows: list[tuple[object, Recognition]]) -> None:
     for photo, result in shows:
         height, width = photo.image.shape[:2]  # type: ignore[attr-defined]

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from vision.detect.glyphs import GLYPHS, Glyphs, glyph_sets, rows_at_once
 from vision.detect.prepare import Prepared
-from vision.detect.proposal import Proposal, Stage, lone_proposals, stop_if
+from vision.detect.proposal import Proposal, Stage, card_corners_from_frame, stop_if
 from vision.geometry import corner_homography, quarter_turn
 
 
@@ -94,6 +94,13 @@ class IndexPairThresholds:
     cut sets free (`vision.detect.glyphs.glyph_sets`), beside the budgets above."""
     max_broad_line_joined: int = 10
     """Upper bound on those glyphs read as joined indices."""
+    pair_lead: int = 1
+    """Which of a glyph pair's frames (`pair_frame_groups`: its first direction's, at each
+    `rank_share_of_width`) is read first; the pair's other frames are read only when that one
+    shows a trace of an index (`Proposal.after`)."""
+    joined_lead: int = 2
+    """Which of a joined index's frames, one way along it (`joined_frame_groups`: its first
+    direction's, at each `joined_widths`), is read first, as `pair_lead` says."""
 
 
 PAIRS = IndexPairThresholds()
@@ -157,7 +164,16 @@ def glyph_homographies(glyphs: Glyphs, edges: EdgeOrientation) -> list[NDArray[n
 def pair_homographies(
     glyphs: Glyphs, edges: EdgeOrientation, new_from: int | None = None, at_most: int | None = None
 ) -> list[NDArray[np.float64]]:
-    """Card frames for the most index-like rank-above-suit pairs of glyphs.
+    """Card frames for the most index-like rank-above-suit pairs of glyphs: those of
+    `pair_frame_groups`, one group after another."""
+    return [frame for group in pair_frame_groups(glyphs, edges, new_from, at_most) for frame in group]
+
+
+def pair_frame_groups(
+    glyphs: Glyphs, edges: EdgeOrientation, new_from: int | None = None, at_most: int | None = None
+) -> list[list[NDArray[np.float64]]]:
+    """Card frames for the most index-like rank-above-suit pairs of glyphs, a group for each
+    pair (its directions, each at every `PAIRS.rank_share_of_width`).
 
     The pair says roughly which way is down (rank to suit; decks set the suit a little to one
     side, and "10" is two glyphs side by side). The straight edges around the rank usually
@@ -252,19 +268,29 @@ def pair_homographies(
             left[order] = False
             rest = past[left[past]]
             order = np.concatenate([order, rest[alone[rest]][: PAIRS.max_uncrowded_pairs]])
-    homographies = []
+    groups = []
     for k in order:
         r = ranks[k]
         towards = math.atan2(float(down_y[k]), float(down_x[k]))
         centre = rank_centres[r].astype(np.float64)
-        homographies += _index_frames(centre, float(rank_sizes[r]), towards, edges)
-    return homographies
+        groups.append(_index_frames(centre, float(rank_sizes[r]), towards, edges))
+    return groups
 
 
 def joined_index_homographies(
     glyphs: Glyphs, edges: EdgeOrientation, at_most: int | None = None, squat: int = PAIRS.max_squat_joined
 ) -> list[NDArray[np.float64]]:
-    """Card frames for single ink components shaped like a whole index (rank and suit joined).
+    """Card frames for single ink components shaped like a whole index (rank and suit joined):
+    those of `joined_frame_groups`, one group after another."""
+    return [frame for group in joined_frame_groups(glyphs, edges, at_most, squat) for frame in group]
+
+
+def joined_frame_groups(
+    glyphs: Glyphs, edges: EdgeOrientation, at_most: int | None = None, squat: int = PAIRS.max_squat_joined
+) -> list[list[NDArray[np.float64]]]:
+    """Card frames for single ink components shaped like a whole index (rank and suit joined),
+    a group for each way the component may run (its directions, each at every
+    `PAIRS.joined_widths`).
 
     Either end of the long axis may be the rank, so both ways are proposed; the most typically
     shaped `PAIRS.max_joined` components (`at_most`) are kept, and beside them up to `squat`
@@ -285,7 +311,7 @@ def joined_index_homographies(
         )[0]
         squatter = squatter[np.argsort(-elongation[squatter], kind="stable")][:squat]
         chosen = np.concatenate([chosen, squatter])
-    homographies = []
+    groups = []
     for k in chosen:
         rank = float(rank_sizes[k])
         widths = [float(glyphs.lengths[k]) * factor for factor in PAIRS.joined_widths]
@@ -293,8 +319,8 @@ def joined_index_homographies(
             down = sign * glyphs.axes[k]
             centre = glyphs.centres[k] - down * (glyphs.lengths[k] - rank) / 2
             towards = math.atan2(float(down[1]), float(down[0]))
-            homographies += _index_frames(centre, rank, towards, edges, widths)
-    return homographies
+            groups.append(_index_frames(centre, rank, towards, edges, widths))
+    return groups
 
 
 def _index_frames(
@@ -336,8 +362,8 @@ def glyph_proposals(
     glyphs, more, broad_set = glyph_sets(prepared, paper, stop, broad)
     edges = edge_orientation(prepared.gray)
     stop_if(stop)
-    found = lone_proposals(pair_homographies(glyphs, edges), Stage.GLYPH_PAIR) + lone_proposals(
-        joined_index_homographies(glyphs, edges), Stage.JOINED_INDEX
+    found = _led(pair_frame_groups(glyphs, edges), Stage.GLYPH_PAIR, PAIRS.pair_lead) + _led(
+        joined_frame_groups(glyphs, edges), Stage.JOINED_INDEX, PAIRS.joined_lead
     )
     # The glyphs found again, with shorter lines cut and then with broader ones, have their
     # own pairs and their own budgets: counted with the others they would push the likeliest
@@ -350,7 +376,21 @@ def glyph_proposals(
         if not len(again.sizes):
             continue
         before, every = len(every.sizes), every.plus(again)
-        pairs = pair_homographies(every, edges, before, pairs_at_most)
-        joined = joined_index_homographies(again, edges, joined_at_most, squat=0)
-        found += lone_proposals(pairs, Stage.GLYPH_PAIR) + lone_proposals(joined, Stage.JOINED_INDEX)
+        pairs = pair_frame_groups(every, edges, before, pairs_at_most)
+        joined = joined_frame_groups(again, edges, joined_at_most, squat=0)
+        found += _led(pairs, Stage.GLYPH_PAIR, PAIRS.pair_lead)
+        found += _led(joined, Stage.JOINED_INDEX, PAIRS.joined_lead)
+    return found
+
+
+def _led(groups: list[list[NDArray[np.float64]]], stage: Stage, lead: int) -> list[Proposal]:
+    """Lone proposals of `stage` for every frame of `groups`, in order, each but a group's
+    `lead`-th frame to be read after it (`Proposal.after`)."""
+    found = []
+    for group in groups:
+        first = group[lead]
+        found += [
+            Proposal(frame, None, card_corners_from_frame(frame), stage, None if k == lead else first)
+            for k, frame in enumerate(group)
+        ]
     return found

@@ -52,6 +52,9 @@ class Proposal:
     """The card's four corners implied by the proposal, starting at the corner read."""
     stage: Stage
     """The detector that proposed it."""
+    after: NDArray[np.float64] | None = None
+    """A frame to read first (the same print framed otherwise): this one is read only if that
+    one shows a trace of an index (see `vision.recognise.FOLLOW_FROM`), or None."""
 
 
 def card_corners_from_frame(homography: NDArray[np.float64]) -> Quad:
