@@ -769,7 +769,7 @@ def _read_into(
     model: IndexModel,
     known: FrameReadings,
 ) -> None:
-    """Read `frames` (none of them in `known`) into `known`."""
+    """Read `frames` (none of them in `known`) into `known`, by their `frame_key`."""
     if not frames:
         return
     rank, suit = read_frames(pyramid, frames, model)
@@ -1503,11 +1503,8 @@ def read_candidates(
         rank, suit = read_frames(pyramid, frames, model)
     else:
         keys = [frame_key(frame) for frame in frames]
-        missing = [i for i, key in enumerate(keys) if key not in known]
-        if missing:
-            new_rank, new_suit = read_frames(pyramid, [frames[i] for i in missing], model)
-            for j, i in enumerate(missing):
-                known[keys[i]] = (new_rank[j], new_suit[j])
+        missing = [frame for frame, key in zip(frames, keys, strict=True) if key not in known]
+        _read_into(pyramid, missing, model, known)
         rank = np.stack([known[key][0] for key in keys])
         suit = np.stack([known[key][1] for key in keys])
     # A corner's presence as `fuse` works it out for that corner alone.

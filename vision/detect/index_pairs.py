@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from vision.detect.glyphs import GLYPHS, Glyphs, glyph_sets, rows_at_once
 from vision.detect.prepare import Prepared
-from vision.detect.proposal import Proposal, Stage, card_corners_from_frame, stop_if
+from vision.detect.proposal import Proposal, Stage, lone_proposals, stop_if
 from vision.geometry import corner_homography, quarter_turn
 
 
@@ -389,8 +389,6 @@ def _led(groups: list[list[NDArray[np.float64]]], stage: Stage, lead: int) -> li
     found = []
     for group in groups:
         first = group[lead]
-        found += [
-            Proposal(frame, None, card_corners_from_frame(frame), stage, None if k == lead else first)
-            for k, frame in enumerate(group)
-        ]
+        found += lone_proposals(group[:lead], stage, first) + lone_proposals([first], stage)
+        found += lone_proposals(group[lead + 1 :], stage, first)
     return found

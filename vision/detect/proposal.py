@@ -63,9 +63,12 @@ def card_corners_from_frame(homography: NDArray[np.float64]) -> Quad:
     return cast(Quad, cv2.perspectiveTransform(card, homography)[0])
 
 
-def lone_proposals(homographies: list[NDArray[np.float64]], stage: Stage) -> list[Proposal]:
-    """Lone card frames (no whole outline) made by `stage`, each with the card it implies."""
-    return [Proposal(h, None, card_corners_from_frame(h), stage) for h in homographies]
+def lone_proposals(
+    homographies: list[NDArray[np.float64]], stage: Stage, after: NDArray[np.float64] | None = None
+) -> list[Proposal]:
+    """Lone card frames (no whole outline) made by `stage`, each with the card it implies, each
+    read `after` that frame if one is given (`Proposal.after`)."""
+    return [Proposal(h, None, card_corners_from_frame(h), stage, after) for h in homographies]
 
 
 class Stopped(Exception):
