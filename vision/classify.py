@@ -65,14 +65,14 @@ def ink_maps(patches: NDArray[np.uint8]) -> NDArray[np.float32]:
 
 def row_percentiles(rows: NDArray[np.float32], *percents: float) -> list[NDArray[np.float32]]:
     """Each row's `percents` as `np.percentile(rows, q, axis=1)` gives them (linear
-    interpolation between the two nearest ranks, to the last bit), from one partial sort of
-    the rows instead of one per percentile: a photo's thousand patches' paper and ink in about
-    two thirds of the time."""
+    interpolation between the two nearest ranks, to the last bit), from one sort of the rows
+    instead of a partial sort per percentile. OpenCV sorts each row of a photo's patches (1,792
+    grey levels) whole in about two thirds of the time numpy's partial sort for the four ranks
+    takes (10.6 against 16.5 µs a patch), and the ranks hold the same values either way."""
     last = rows.shape[1] - 1
     positions = [last * (q / 100.0) for q in percents]
     below = [min(int(np.floor(p)), last) for p in positions]
-    kth = sorted({k for b in below for k in (b, min(b + 1, last))})
-    ordered = np.partition(rows, kth, axis=1)
+    ordered = np.asarray(cv2.sort(np.ascontiguousarray(rows, np.float32), cv2.SORT_EVERY_ROW), np.float32)
     values = []
     for position, low in zip(positions, below, strict=True):
         high = min(low + 1, last)
