@@ -73,6 +73,26 @@ def _encode(pixels: np.ndarray, fmt: str, **options: object) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.parametrize(
+    ("photo", "working"),
+    [((1200, 1600), (960, 1280)), ((900, 1600), (720, 1280)), ((2000, 1500), (1280, 960)),
+     ((3024, 4032), (960, 1280)), ((1201, 1601), (960, 1280))],
+)
+def test_a_photo_shrinks_on_two_threads_as_on_one(photo: tuple[int, int], working: tuple[int, int]) -> None:
+    # The count page's 1600 px photo shrinks to the working size in two halves, one on each
+    # core (`shrunk`); each output pixel must come out as OpenCV's area resize of the whole gives
+    # it, where the photo splits (the first three) and where it does not (the last two).
+    import cv2
+
+    from vision.io import shrunk
+
+    rng = np.random.default_rng(sum(photo))
+    pixels = cv2.GaussianBlur((rng.random((*photo, 3)) * 255).astype(np.uint8), (5, 5), 0)
+    size = (working[1], working[0])
+    whole = cv2.resize(pixels, size, interpolation=cv2.INTER_AREA)
+    np.testing.assert_array_equal(shrunk(pixels, size), whole)
+
+
 @pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP"])
 def test_decodes_common_formats_to_bgr(fmt: str) -> None:
     loaded = decode_bytes(_encode(_two_tone(), fmt, quality=95))
