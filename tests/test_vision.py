@@ -1520,6 +1520,77 @@ def test_a_glyph_search_no_longer_wanted_stops() -> None:
         mask_blobs(prepared, masks, stop)
 
 
+def test_a_shared_stages_parts_run_once_each_whoever_takes_them() -> None:
+    # A stage run beside the reading forks the parts another thread may take (`Share`): it joins
+    # them from the first, the thread that helps takes them from the last, and each runs once.
+    import threading
+
+    from vision.detect import Share
+
+    share = Share()
+    ran: list[tuple[str, str]] = []
+    taken, release = threading.Event(), threading.Event()
+
+    def part(name: str) -> str:
+        ran.append((name, threading.current_thread().name))
+        if name == "second":  # the helper holds it until the stage has joined the first
+            taken.set()
+            assert release.wait(10)
+        return name.upper()
+
+    def failing() -> None:
+        raise ValueError("a part that raises, raises where it is joined")
+
+    parts = [share.fork(part, name) for name in ("first", "second", "third")]
+    helper = threading.Thread(target=share.help, name="helper")
+    helper.start()
+    assert taken.wait(10)  # the helper took the third, then the second
+    assert share.join(parts[0]) == "FIRST"  # still open: run here
+    release.set()
+    assert [share.join(p) for p in parts] == ["FIRST", "SECOND", "THIRD"]
+    broken = share.fork(failing)
+    with pytest.raises(ValueError, match="raises where it is joined"):
+        share.join(broken)
+    share.close()
+    helper.join(10)
+    assert not helper.is_alive()
+    here = threading.current_thread().name
+    assert sorted(ran) == [("first", here), ("second", "helper"), ("third", "helper")]
+    # With nobody helping, each part runs when joined, on the joining thread.
+    alone = Share()
+    later = [alone.fork(part, name) for name in ("third", "first")]
+    ran.clear()
+    assert alone.join(later[1]) == "FIRST" and alone.join(later[0]) == "THIRD"
+    assert ran == [("first", here), ("third", here)]
+
+
+def test_a_glyph_search_helped_by_another_thread_finds_the_same() -> None:
+    # The glyph search forks its later looks and its pairs (`Share`): with another thread taking
+    # them as they come, it proposes the same frames, in the same order, as on one thread.
+    import threading
+
+    from vision.detect import Share, card_masks, glyph_proposals, paper_and_notches, prepare
+
+    prepared = prepare(load_image(render_show(5_600_001, harsh=False).jpeg_bytes()).pixels)
+    _, notched = paper_and_notches(card_masks(prepared))
+    alone = glyph_proposals(prepared, notched)
+    share = Share()
+    ran_on: list[str] = []
+    helper = threading.Thread(target=lambda: (share.help(), ran_on.append("done")))
+    helper.start()
+    try:
+        helped = glyph_proposals(prepared, notched, None, True, share)
+    finally:
+        share.close()
+        helper.join(10)
+    assert ran_on == ["done"]
+    assert len(helped) == len(alone) > 100
+    for a, b in zip(alone, helped, strict=True):
+        assert a.stage == b.stage
+        np.testing.assert_array_equal(a.homography, b.homography)
+        assert (a.after is None) == (b.after is None)
+
+
 def _found_only_told_five(
         seed: int, card: str) -> tuple[SyntheticPhoto, bytes, Recognition, Recognition, Detection]:
     """A generated show (typical camera) that reads without `card` and exact told five, the

@@ -52,6 +52,7 @@ from vision.detect import (
     Blob,
     Prepared,
     Proposal,
+    Share,
     Stage,
     broken_outline_blobs,
     card_corners_from_frame,
@@ -639,7 +640,7 @@ def find_candidates(
             broken = beside.run(broken_outline_blobs, prepared)
             masks = card_masks(prepared)
             paper, notched = paper_and_notches(masks)
-            glyphs = beside.run(glyph_proposals, prepared, notched)
+            glyphs = beside.shared(glyph_proposals, prepared, notched, None, True)
             blobs = find_blobs(prepared, masks) + broken.result()
         else:
             # The edge outlines fell short. The other masks' blobs were looked for beside them
@@ -651,7 +652,7 @@ def find_candidates(
             # Not the glyphs only the broad lines' cut sets free (`glyph_sets`): they found
             # cards in deals, read untold, and none in shows or held hands told their count,
             # where the slowest readings took 8 % longer for them.
-            glyphs = beside.run(glyph_proposals, prepared, notched, beside.stop, False)
+            glyphs = beside.shared(glyph_proposals, prepared, notched, beside.stop, False)
             blobs = masked + edged + traced
         outlines = outline_proposals(unique_quads(paper_outlines(prepared, blobs)))
         lap("outlines")
@@ -1457,6 +1458,35 @@ class _Beside:
         if self._pool is not None:
             return self._pool.submit(function, *args)
         return _Later(function, args)
+
+    def shared(self, function: Callable[..., _T], *args: object) -> _Helped[_T] | _Later[_T]:
+        """`function(*args, share)`, as `run` runs it, given a `Share` for the parts of it that
+        the calling thread may take once it asks for the result (`Share.help`): the stage run
+        beside the reading and the reading's own work are rarely of a length, and the thread
+        that ends first would otherwise wait for the other."""
+        if self._pool is None:
+            return _Later(function, (*args, None))
+        share = Share()
+        return _Helped(self._pool.submit(_closing, share, function, (*args, share)), share)
+
+
+def _closing(share: Share, function: Callable[..., _T], args: tuple[object, ...]) -> _T:
+    """`function(*args)`, its `share` closed once it returns or raises."""
+    try:
+        return function(*args)
+    finally:
+        share.close()
+
+
+class _Helped(Generic[_T]):
+    """A stage run on the second thread with a `Share`: its result is asked for by helping it."""
+
+    def __init__(self, future: Future[_T], share: Share) -> None:
+        self._future, self._share = future, share
+
+    def result(self) -> _T:
+        self._share.help()
+        return self._future.result()
 
 
 def photo_warnings(bgr: NDArray[np.uint8]) -> list[str]:

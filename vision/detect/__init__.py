@@ -64,7 +64,16 @@ from vision.detect.prepare import (
     paper_regions,
     prepare,
 )
-from vision.detect.proposal import Proposal, Stage, Stopped, card_corners_from_frame, lone_proposals, stop_if
+from vision.detect.proposal import (
+    Part,
+    Proposal,
+    Share,
+    Stage,
+    Stopped,
+    card_corners_from_frame,
+    lone_proposals,
+    stop_if,
+)
 
 __all__ = [
     "CORNERS",
@@ -82,8 +91,10 @@ __all__ = [
     "OutlineThresholds",
     "PrepareThresholds",
     "Prepared",
+    "Part",
     "Proposal",
     "ShadowLift",
+    "Share",
     "Stage",
     "Stopped",
     "broken_outline_blobs",

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.detect.prepare import Prepared, odd_kernel
-from vision.detect.proposal import stop_if
+from vision.detect.proposal import Share, stop_if
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,11 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
 
 
 def glyph_sets(
-    prepared: Prepared, paper_mask: NDArray[np.uint8], stop: Event | None = None, broad: bool = True
+    prepared: Prepared,
+    paper_mask: NDArray[np.uint8],
+    stop: Event | None = None,
+    broad: bool = True,
+    share: Share | None = None,
 ) -> tuple[Glyphs, Glyphs, Glyphs]:
     """Dark or red ink blobs lying on light paper inside `paper_mask` (255 = maybe card): those
     found with frame lines cut (`frame_line_share`), those that only cutting the shorter
@@ -144,7 +148,9 @@ def glyph_sets(
     kept apart (see `vision.detect.index_pairs.glyph_proposals`).
 
     `stop`: when set, the search raises `Stopped` at its next step (see `stop_if`). `broad`:
-    whether to look for the third set (without, it is empty).
+    whether to look for the third set (without, it is empty). `share`: where the looks after
+    the first (the shorter lines' cut, the broad lines' and the coarser table cut's) are forked,
+    for another thread to take (see `Share`); they need only the first look's ink and cut.
     """
     h, w = prepared.gray.shape
     max_px = GLYPHS.max_share * max(h, w)
@@ -155,12 +161,14 @@ def glyph_sets(
     paper = np.asarray(cv2.dilate(gray, square), np.uint8)
     brightest = float(np.percentile(gray[::4, ::4], 98))
     dark = (gray.astype(np.float32) < GLYPHS.ink_contrast * paper.astype(np.float32)).astype(np.uint8)
+    share = share or Share()
+    tables = share.fork(_dark_table, dark, max_px)
     bgr = prepared.bgr.astype(np.int16)
     redness = bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])
     red = redness > max(GLYPHS.ink_red, paper_redness(redness, gray, brightest) + GLYPHS.red_over_paper)
     on_paper = ((dark > 0) | red) & (paper_mask > 0)
     stop_if(stop)
-    table, broad_table = _dark_table(dark, max_px)
+    table, broad_table = share.join(tables)
     ink = (on_paper & (table == 0)).astype(np.uint8)
     stop_if(stop)
     # The frame lines and the shorter lines are looked for in the same thin strokes.
@@ -171,16 +179,60 @@ def glyph_sets(
     first = _mask_glyphs(cut, gray, paper, max_px, min_paper, brightest)
     stop_if(stop)
     short_px = GLYPHS.short_line_share * max(h, w)
-    short = _cut_again(_straight_lines(thin, short_px), width, cut, gray, paper, max_px, min_paper, brightest)
+    looks = (gray, paper, max_px, min_paper, brightest)
+    short = share.fork(_short_cut, thin, short_px, cut, looks, stop)
+    broadly = share.fork(_broad_cut, cut, short_px, looks, stop) if broad else None
+    freed = share.fork(_freed, on_paper, table, broad_table, first, line_px, looks, stop)
+    # Joined in the order forked: a thread that helps takes them from the last.
+    shorter = share.join(short)
+    broader = _NO_GLYPHS if broadly is None else share.join(broadly)
+    found = share.join(freed)
+    return found, *_new_sets(found, shorter, broader)
+
+
+_Looks = tuple[NDArray[np.uint8], NDArray[np.uint8], float, float, float]
+"""What every look for glyphs reads them by (`_mask_glyphs`): the grey photo, the brightest
+grey near each pixel, the largest glyph size, the least paper brightness and the photo's
+brightest grey."""
+
+
+def _short_cut(
+    thin: NDArray[np.uint8], short_px: float, cut: NDArray[np.uint8], looks: _Looks, stop: Event | None
+) -> Glyphs:
+    """The glyphs that cutting the shorter straight lines (`short_line_share`) among the `thin`
+    strokes, out of the ink with its frame lines `cut`, sets free."""
     stop_if(stop)
-    broadly = _NO_GLYPHS
-    if broad:
-        lines = _straight_lines(_strokes(cut, GLYPHS.broad_stroke_px), short_px)
-        broadly = _cut_again(lines, GLYPHS.broad_stroke_px, cut, gray, paper, max_px, min_paper, brightest)
-        stop_if(stop)
+    lines = _straight_lines(thin, short_px)
+    stop_if(stop)
+    return _cut_again(lines, GLYPHS.thin_stroke_px, cut, *looks)
+
+
+def _broad_cut(cut: NDArray[np.uint8], short_px: float, looks: _Looks, stop: Event | None) -> Glyphs:
+    """The glyphs that cutting the shorter straight lines among the broader strokes
+    (`broad_stroke_px`) of the ink with its frame lines `cut` sets free."""
+    stop_if(stop)
+    lines = _straight_lines(_strokes(cut, GLYPHS.broad_stroke_px), short_px)
+    stop_if(stop)
+    return _cut_again(lines, GLYPHS.broad_stroke_px, cut, *looks)
+
+
+def _freed(
+    on_paper: NDArray[np.bool_],
+    table: NDArray[np.uint8],
+    broad_table: NDArray[np.uint8],
+    first: Glyphs,
+    line_px: float,
+    looks: _Looks,
+    stop: Event | None,
+) -> Glyphs:
+    """The `first` glyphs, and after them those that only the coarser table cut (`broad_table`
+    in place of `table`) sets free on card stock (`freed_paper_brightness`)."""
+    stop_if(stop)
     freed = (on_paper & (table > 0) & (broad_table == 0)).astype(np.uint8)
     if not freed.any():
-        return first, *_new_sets(first, short, broadly)
+        return first
+    gray, paper, max_px, _, brightest = looks
+    h, w = gray.shape
     # Only blobs that a freed pixel belongs to are looked at again: around those pixels, as
     # far as a glyph reaches.
     x, y, box_w, box_h = cv2.boundingRect(freed)
@@ -199,8 +251,7 @@ def glyph_sets(
         brightest,
     )
     more = again.moved(np.array([x0, y0], np.float64))
-    found = first.plus(more.where(~_found_before(more, first)))
-    return found, *_new_sets(found, short, broadly)
+    return first.plus(more.where(~_found_before(more, first)))
 
 
 def _new_sets(found: Glyphs, short: Glyphs, broad: Glyphs) -> tuple[Glyphs, Glyphs]:

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from vision.detect.glyphs import GLYPHS, Glyphs, glyph_sets, rows_at_once
 from vision.detect.prepare import Prepared
-from vision.detect.proposal import Proposal, Stage, lone_proposals, stop_if
+from vision.detect.proposal import Proposal, Share, Stage, lone_proposals, stop_if
 from vision.geometry import corner_homography, quarter_turn
 
 
@@ -353,21 +353,31 @@ def _index_frames(
 
 
 def glyph_proposals(
-    prepared: Prepared, paper: NDArray[np.uint8], stop: Event | None = None, broad: bool = True
+    prepared: Prepared,
+    paper: NDArray[np.uint8],
+    stop: Event | None = None,
+    broad: bool = True,
+    share: Share | None = None,
 ) -> list[Proposal]:
     """Index corners placed from rank-above-suit glyph pairs and from joined indices on `paper`
     (see `paper_regions`), for cards whose outline is lost. `stop`: when set, the search raises
     `Stopped` at its next step (see `stop_if`). `broad`: whether to look for the glyphs that
-    only the broad lines' cut sets free too (`glyph_sets`)."""
-    glyphs, more, broad_set = glyph_sets(prepared, paper, stop, broad)
-    edges = edge_orientation(prepared.gray)
+    only the broad lines' cut sets free too (`glyph_sets`). `share`: where the parts another
+    thread may take are forked (the edges' directions, and the glyphs' later looks: see
+    `glyph_sets`)."""
+    share = share or Share()
+    oriented = share.fork(edge_orientation, prepared.gray)
+    glyphs, more, broad_set = glyph_sets(prepared, paper, stop, broad, share)
+    edges = share.join(oriented)
     stop_if(stop)
-    found = _led(pair_frame_groups(glyphs, edges), Stage.GLYPH_PAIR, PAIRS.pair_lead) + _led(
-        joined_frame_groups(glyphs, edges), Stage.JOINED_INDEX, PAIRS.joined_lead
-    )
+    # Each set's pairs and joined indices, each found apart (a thread that helps may take them).
     # The glyphs found again, with shorter lines cut and then with broader ones, have their
     # own pairs and their own budgets: counted with the others they would push the likeliest
     # of those out.
+    groups = [
+        (share.fork(pair_frame_groups, glyphs, edges), Stage.GLYPH_PAIR, PAIRS.pair_lead),
+        (share.fork(joined_frame_groups, glyphs, edges), Stage.JOINED_INDEX, PAIRS.joined_lead),
+    ]
     every = glyphs
     for again, pairs_at_most, joined_at_most in (
         (more, PAIRS.max_short_line_pairs, PAIRS.max_short_line_joined),
@@ -376,11 +386,11 @@ def glyph_proposals(
         if not len(again.sizes):
             continue
         before, every = len(every.sizes), every.plus(again)
-        pairs = pair_frame_groups(every, edges, before, pairs_at_most)
-        joined = joined_frame_groups(again, edges, joined_at_most, squat=0)
-        found += _led(pairs, Stage.GLYPH_PAIR, PAIRS.pair_lead)
-        found += _led(joined, Stage.JOINED_INDEX, PAIRS.joined_lead)
-    return found
+        pairs = share.fork(pair_frame_groups, every, edges, before, pairs_at_most)
+        joined = share.fork(joined_frame_groups, again, edges, joined_at_most, 0)
+        groups.append((pairs, Stage.GLYPH_PAIR, PAIRS.pair_lead))
+        groups.append((joined, Stage.JOINED_INDEX, PAIRS.joined_lead))
+    return [proposal for part, stage, lead in groups for proposal in _led(share.join(part), stage, lead)]
 
 
 def _led(groups: list[list[NDArray[np.float64]]], stage: Stage, lead: int) -> list[Proposal]:

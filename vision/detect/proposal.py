@@ -3,10 +3,12 @@ the stage that made it, so that a false card can be traced to what proposed it."
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from enum import StrEnum
-from threading import Event
-from typing import cast
+from threading import Condition, Event
+from typing import Generic, TypeVar, cast
 
 import cv2
 import numpy as np
@@ -81,3 +83,80 @@ def stop_if(stop: Event | None) -> None:
     milliseconds at most), so a reading that no longer needs it waits no longer than one."""
     if stop is not None and stop.is_set():
         raise Stopped
+
+
+_T = TypeVar("_T")
+
+
+class Part(Generic[_T]):
+    """A part of a stage forked on a `Share`: run once, by whichever thread takes it first."""
+
+    def __init__(self, function: Callable[..., _T], args: tuple[object, ...]) -> None:
+        self._function, self._args = function, args
+        self.outcome: Future[_T] = Future()
+
+    def run(self) -> None:
+        """Run it, keeping its value or what it raised for `Share.join`."""
+        try:
+            value = self._function(*self._args)
+        except BaseException as error:  # handed to the thread that joins it, and raised there
+            self.outcome.set_exception(error)
+        else:
+            self.outcome.set_result(value)
+
+
+class Share:
+    """The parts of a stage that a second thread may take (`help`) while the thread running the
+    stage works through them (`join`). A stage forks the parts that need only what it has
+    found so far and joins them before it goes on; `join` runs the first part still open on the
+    calling thread, `help` the last, so each thread takes a different end and each part runs
+    once. Every part works on its own arguments only, so the stage finds the same whoever ran
+    its parts. With nobody helping, `join` runs each part in turn, as the stage would without
+    forking."""
+
+    def __init__(self) -> None:
+        self._open: list[Part[object]] = []
+        self._changed = Condition()
+        self._closed = False
+
+    def fork(self, function: Callable[..., _T], *args: object) -> Part[_T]:
+        """`function(*args)`, to be run by `join` or a thread that helps."""
+        part: Part[_T] = Part(function, args)
+        with self._changed:
+            self._open.append(cast("Part[object]", part))
+            self._changed.notify_all()
+        return part
+
+    def join(self, part: Part[_T]) -> _T:
+        """`part`'s value (or what it raised): run here if nobody took it, the open parts forked
+        before it run first, while it runs on a helping thread."""
+        while not part.outcome.done():
+            with self._changed:
+                mine = part in self._open
+                if mine:
+                    self._open.remove(cast("Part[object]", part))
+                    taken: Part[object] | None = cast("Part[object]", part)
+                else:
+                    taken = self._open.pop(0) if self._open else None
+            if taken is None:
+                break  # taken by the helping thread: wait for it below
+            taken.run()
+        return part.outcome.result()
+
+    def close(self) -> None:
+        """Nothing more will be forked: `help` returns once no part is left open."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+
+    def help(self) -> None:
+        """Run the open parts from the last, and those forked meanwhile, until the stage is
+        `close`d with none left open."""
+        while True:
+            with self._changed:
+                while not self._open and not self._closed:
+                    self._changed.wait()
+                if not self._open:
+                    return
+                part = self._open.pop()
+            part.run()
