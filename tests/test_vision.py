@@ -1445,9 +1445,12 @@ def test_a_photo_read_on_two_threads_reads_as_on_one(
         on_one = recognise(photo.jpeg_bytes(), threads=1)  # type: ignore[attr-defined]
         assert on_one.to_dict() == on_two.to_dict()
         assert [d.stage for d in on_one.cards] == [d.stage for d in on_two.cards]
+    lifts_on = _threads_running(monkeypatch, module, "lift_shadow")
     recognise(shows[0][0].jpeg_bytes())  # type: ignore[attr-defined]
     assert ran_on[:-1] == [threading.current_thread().name] * len(shows)
     assert ran_on[-1].startswith("reading") and ran_on[-1] != threading.current_thread().name
+    # Read untold, the shadows' lift is made on the second thread, beside the merge.
+    assert len(lifts_on) == 1 and lifts_on[0].startswith("reading")
     # Told a count, the edge loops are found beside the enclosed regions too, and the other card
     # masks beside the edge outlines' reading: the show whose edges fall short wants them.
     masks_on = _threads_running(monkeypatch, module, "card_masks")

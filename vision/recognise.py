@@ -52,6 +52,7 @@ from vision.detect import (
     Blob,
     Prepared,
     Proposal,
+    ShadowLift,
     Share,
     Stage,
     broken_outline_blobs,
@@ -491,8 +492,14 @@ def recognise(
     model = model or default_model()
     warnings = photo_warnings(loaded.pixels)
     lap("warnings")
-    kept = read_cards(loaded.pixels, model, laps, threads, expect)
-    kept += under_shadow(loaded.pixels, kept, model, threads, expect)
+    pyramid = build_pyramid(loaded.pixels)  # in the "prepare" lap, read from again later
+    candidates = find_candidates(loaded.pixels, model, laps, threads, expect, pyramid)
+    with _Beside(threads) as beside:
+        # Read untold, a photo with a card read always wants its shadows' lift (`under_shadow`):
+        # made on the second thread, idle while the merge and the fan steps run.
+        lift = beside.run(lift_shadow, loaded.pixels) if expect is None else None
+        kept = kept_cards(pyramid, candidates, model, laps, expect)
+        kept += under_shadow(loaded.pixels, kept, model, threads, expect, lift)
     lap("shadow")
     detections = [
         Detection(
@@ -522,10 +529,23 @@ def read_cards(
 ) -> list[Candidate]:
     """The cards read in a working-size image, one candidate each (`laps`, `threads` and
     `expect`: see `recognise`)."""
-    lap = _no_lap if laps is None else laps.lap
     # Built here, in the "prepare" lap, to be read from again by the second look.
     pyramid = build_pyramid(bgr)
     candidates = find_candidates(bgr, model, laps, threads, expect, pyramid)
+    return kept_cards(pyramid, candidates, model, laps, expect)
+
+
+def kept_cards(
+    pyramid: list[NDArray[np.uint8]],
+    candidates: list[Candidate],
+    model: IndexModel,
+    laps: Laps | None = None,
+    expect: int | None = None,
+) -> list[Candidate]:
+    """The cards that `find_candidates` found in the image whose `pyramid` is given, one
+    candidate each: calibrated and merged, then the fan steps, the second look and the count
+    (`laps` and `expect`: see `recognise`)."""
+    lap = _no_lap if laps is None else laps.lap
     calibrated = calibrate(candidates, model)
     kept = merge(calibrated)
     lap("merge")
@@ -564,6 +584,7 @@ def under_shadow(
     model: IndexModel,
     threads: int = READING_THREADS,
     expect: int | None = None,
+    lift: Future[ShadowLift] | _Later[ShadowLift] | None = None,
 ) -> list[Candidate]:
     """The cards a shadow cast across the table hid from the reading that found `kept`: the
     photo is read again with its shadows lifted (`lift_shadow`), only when a card read lies
@@ -573,16 +594,17 @@ def under_shadow(
     A shadow on paper, lifted for the whole reading, reads most of the cards it hid, but the
     lift also changes places not in a shadow (a low-colour table's light between cards), and
     the reading of the lifted photo alone lost cards there. So the first reading stands, and
-    the lifted one only adds to it; a photo with no card in a shadow is read once."""
+    the lifted one only adds to it; a photo with no card in a shadow is read once. `lift`: the
+    lift of `bgr`'s shadows, when already under way."""
     if not kept or (expect is not None and len(kept) >= expect):
         return []
-    lift = lift_shadow(bgr)
-    shaded = lift.gain >= SHADOW_GAIN
+    lifted = lift_shadow(bgr) if lift is None else lift.result()
+    shaded = lifted.gain >= SHADOW_GAIN
     if not any(_share_within(card.quad, shaded) > SHADOW_CROSSES for card in kept):
         return []
     codes = {card.reading.card for card in kept}
     found: list[Candidate] = []
-    for card in read_cards(lift.pixels, model, None, threads, expect):
+    for card in read_cards(lifted.pixels, model, None, threads, expect):
         if card.confidence < UNSURE_BELOW or card.reading.card in codes:
             continue
         if any(same_card(other, card) for other in kept + found):
