@@ -174,14 +174,13 @@ def glyph_sets(
     # The frame lines and the shorter lines are looked for in the same thin strokes.
     thin, width = _strokes(ink, GLYPHS.thin_stroke_px), GLYPHS.thin_stroke_px
     cut = _erase(ink.copy(), _straight_lines(thin, line_px), width)
-    min_paper = GLYPHS.paper_brightness * brightest
+    looks = _Looks(gray, paper, max_px, GLYPHS.paper_brightness * brightest, brightest)
     stop_if(stop)
-    first = _mask_glyphs(cut, gray, paper, max_px, min_paper, brightest)
+    first = _mask_glyphs(cut, looks)
     stop_if(stop)
     short_px = GLYPHS.short_line_share * max(h, w)
-    looks = (gray, paper, max_px, min_paper, brightest)
-    short = share.fork(_short_cut, thin, short_px, cut, looks, stop)
-    broadly = share.fork(_broad_cut, cut, short_px, looks, stop) if broad else None
+    short = share.fork(_lines_cut, width, short_px, cut, looks, stop, thin)
+    broadly = share.fork(_lines_cut, GLYPHS.broad_stroke_px, short_px, cut, looks, stop) if broad else None
     freed = share.fork(_freed, on_paper, table, broad_table, first, line_px, looks, stop)
     # Joined in the order forked: a thread that helps takes them from the last.
     shorter = share.join(short)
@@ -190,30 +189,43 @@ def glyph_sets(
     return found, *_new_sets(found, shorter, broader)
 
 
-_Looks = tuple[NDArray[np.uint8], NDArray[np.uint8], float, float, float]
-"""What every look for glyphs reads them by (`_mask_glyphs`): the grey photo, the brightest
-grey near each pixel, the largest glyph size, the least paper brightness and the photo's
-brightest grey."""
+@dataclass(frozen=True)
+class _Looks:
+    """What every look for glyphs reads them by (`_mask_glyphs`)."""
+
+    gray: NDArray[np.uint8]
+    """The grey photo (or the part of it looked in)."""
+    paper: NDArray[np.uint8]
+    """The brightest grey near each pixel."""
+    max_px: float
+    """The largest glyph size."""
+    min_paper: float
+    """The least brightness of the paper around a glyph."""
+    brightest: float
+    """The photo's brightest grey."""
+
+    def within(self, around: tuple[slice, slice], min_paper: float | None = None) -> _Looks:
+        """The same looks in the part `around` of the photo (at least `min_paper` bright, if
+        given)."""
+        paper = self.min_paper if min_paper is None else min_paper
+        return replace(self, gray=self.gray[around], paper=self.paper[around], min_paper=paper)
 
 
-def _short_cut(
-    thin: NDArray[np.uint8], short_px: float, cut: NDArray[np.uint8], looks: _Looks, stop: Event | None
+def _lines_cut(
+    width: int,
+    min_length: float,
+    cut: NDArray[np.uint8],
+    looks: _Looks,
+    stop: Event | None,
+    strokes: NDArray[np.uint8] | None = None,
 ) -> Glyphs:
-    """The glyphs that cutting the shorter straight lines (`short_line_share`) among the `thin`
-    strokes, out of the ink with its frame lines `cut`, sets free."""
+    """The glyphs that cutting, `width` pixels wide, the straight lines at least `min_length`
+    long among `strokes` (by default the strokes of `cut` narrower than `width`) out of the ink
+    with its frame lines `cut` sets free."""
     stop_if(stop)
-    lines = _straight_lines(thin, short_px)
+    lines = _straight_lines(_strokes(cut, width) if strokes is None else strokes, min_length)
     stop_if(stop)
-    return _cut_again(lines, GLYPHS.thin_stroke_px, cut, *looks)
-
-
-def _broad_cut(cut: NDArray[np.uint8], short_px: float, looks: _Looks, stop: Event | None) -> Glyphs:
-    """The glyphs that cutting the shorter straight lines among the broader strokes
-    (`broad_stroke_px`) of the ink with its frame lines `cut` sets free."""
-    stop_if(stop)
-    lines = _straight_lines(_strokes(cut, GLYPHS.broad_stroke_px), short_px)
-    stop_if(stop)
-    return _cut_again(lines, GLYPHS.broad_stroke_px, cut, *looks)
+    return _cut_again(lines, width, cut, looks)
 
 
 def _freed(
@@ -231,25 +243,17 @@ def _freed(
     freed = (on_paper & (table > 0) & (broad_table == 0)).astype(np.uint8)
     if not freed.any():
         return first
-    gray, paper, max_px, _, brightest = looks
-    h, w = gray.shape
+    h, w = looks.gray.shape
     # Only blobs that a freed pixel belongs to are looked at again: around those pixels, as
     # far as a glyph reaches.
     x, y, box_w, box_h = cv2.boundingRect(freed)
-    reach = math.ceil(max_px)
+    reach = math.ceil(looks.max_px)
     x0, y0 = max(x - reach, 0), max(y - reach, 0)
     x1, y1 = min(x + box_w + reach, w), min(y + box_h + reach, h)
     around = np.s_[y0:y1, x0:x1]
     left = (on_paper[around] & (broad_table[around] == 0)).astype(np.uint8)
-    again = _ink_glyphs(
-        _components_touching(left, freed[around] > 0),
-        gray[around],
-        paper[around],
-        max_px,
-        line_px,
-        GLYPHS.freed_paper_brightness * brightest,
-        brightest,
-    )
+    on_stock = looks.within(around, GLYPHS.freed_paper_brightness * looks.brightest)
+    again = _ink_glyphs(_components_touching(left, freed[around] > 0), line_px, on_stock)
     more = again.moved(np.array([x0, y0], np.float64))
     return first.plus(more.where(~_found_before(more, first)))
 
@@ -304,33 +308,15 @@ def rows_at_once(columns: int) -> int:
     return max(1, PAIRWISE_AT_ONCE // max(columns, 1))
 
 
-def _ink_glyphs(
-    ink: NDArray[np.bool_],
-    gray: NDArray[np.uint8],
-    paper: NDArray[np.uint8],
-    max_px: float,
-    line_px: float,
-    min_paper: float,
-    brightest: float,
-) -> Glyphs:
+def _ink_glyphs(ink: NDArray[np.bool_], line_px: float, looks: _Looks) -> Glyphs:
     """The components of `ink`, long thin lines cut away (`_long_lines`), that are shaped like
-    glyphs and are crisp ink on paper at least `min_paper` bright (`brightest`: the photo's
-    brightest grey)."""
+    glyphs and are crisp ink on paper (`_mask_glyphs`)."""
     mask = ink.astype(np.uint8)
     cut = _erase(mask, _long_lines(mask, line_px), GLYPHS.thin_stroke_px)
-    return _mask_glyphs(cut, gray, paper, max_px, min_paper, brightest)
+    return _mask_glyphs(cut, looks)
 
 
-def _cut_again(
-    lines: NDArray[np.int32],
-    width: int,
-    cut: NDArray[np.uint8],
-    gray: NDArray[np.uint8],
-    paper: NDArray[np.uint8],
-    max_px: float,
-    min_paper: float,
-    brightest: float,
-) -> Glyphs:
+def _cut_again(lines: NDArray[np.int32], width: int, cut: NDArray[np.uint8], looks: _Looks) -> Glyphs:
     """The glyphs (`_mask_glyphs`) among the components that cutting `lines` (`width` pixels
     wide) out of `cut` (the ink with its longer thin lines cut) leaves beside a cut: only those
     can be new."""
@@ -342,7 +328,7 @@ def _cut_again(
         return _NO_GLYPHS
     # Read where the new components lie: the whole photo costs as much as the first look.
     around = np.s_[y : y + box_h, x : x + box_w]
-    found = _mask_glyphs(mask[around], gray[around], paper[around], max_px, min_paper, brightest)
+    found = _mask_glyphs(mask[around], looks.within(around))
     return found.moved(np.array([x, y], np.float64))
 
 
@@ -355,16 +341,11 @@ def _components_touching(mask: NDArray[np.uint8], seeds: NDArray[np.bool_]) -> N
     return np.asarray(touched[labels], np.bool_)
 
 
-def _mask_glyphs(
-    mask: NDArray[np.uint8],
-    gray: NDArray[np.uint8],
-    paper: NDArray[np.uint8],
-    max_px: float,
-    min_paper: float,
-    brightest: float,
-) -> Glyphs:
-    """The components of the 0/1 `mask` that are shaped like glyphs and are crisp ink on paper at
-    least `min_paper` bright (`brightest`: the photo's brightest grey, for `Glyphs.papers`)."""
+def _mask_glyphs(mask: NDArray[np.uint8], looks: _Looks) -> Glyphs:
+    """The components of the 0/1 `mask` that are shaped like glyphs (at most `looks.max_px`) and
+    are crisp ink on paper at least `looks.min_paper` bright (`looks.brightest`: the photo's
+    brightest grey, for `Glyphs.papers`)."""
+    gray, paper = looks.gray, looks.paper
     h, w = gray.shape
     count, found, stats, middles = cv2.connectedComponentsWithStats(mask, connectivity=8)
     labels = np.asarray(found, np.int32)
@@ -382,12 +363,12 @@ def _mask_glyphs(
     cx = np.clip(np.round(centres[1:, 0]).astype(int), 0, w - 1)
     cy = np.clip(np.round(centres[1:, 1]).astype(int), 0, h - 1)
     paper_level = paper[cy, cx].astype(np.float64)
-    bright = paper_level >= min_paper
+    bright = paper_level >= looks.min_paper
     crisp = ink_level <= GLYPHS.ink_depth * paper_level
-    shaped = (sizes >= GLYPHS.min_px) & (sizes <= max_px) & (fill > 0.12) & (fill < 0.97)
+    shaped = (sizes >= GLYPHS.min_px) & (sizes <= looks.max_px) & (fill > 0.12) & (fill < 0.97)
     keep = shaped & bright & crisp
     axes, lengths, breadths = _principal_axes(ys, xs, which, count, centres)
-    papers = paper_level / max(brightest, 1.0)  # a black photo has no brightest grey
+    papers = paper_level / max(looks.brightest, 1.0)  # a black photo has no brightest grey
     return Glyphs(centres[1:], sizes, axes[1:], lengths[1:], breadths[1:], papers).where(keep)
 
 

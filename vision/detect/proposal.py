@@ -132,10 +132,9 @@ class Share:
         before it run first, while it runs on a helping thread."""
         while not part.outcome.done():
             with self._changed:
-                mine = part in self._open
-                if mine:
-                    self._open.remove(cast("Part[object]", part))
-                    taken: Part[object] | None = cast("Part[object]", part)
+                taken: Part[object] | None = cast("Part[object]", part)
+                if taken in self._open:
+                    self._open.remove(taken)
                 else:
                     taken = self._open.pop(0) if self._open else None
             if taken is None:
