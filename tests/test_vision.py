@@ -433,6 +433,45 @@ def test_the_convolutional_network_reads_the_patches_the_perceptrons_think_are_i
             assert both[i].card_probabilities().argmax() == CARD_CODES.index(label)
 
 
+def test_the_screen_lets_every_index_through_and_turns_bare_table_away_unread() -> None:
+    from dataclasses import replace
+
+    from vision.classify import default_model, ink_maps
+
+    model = default_model()
+    assert model.screen is not None
+    patches, labels = _show_patches()
+    passed = model.screen.passes(ink_maps(patches))
+    # Every index in view goes on to be read; most of what shows none (card middles, corners
+    # read the wrong way round, bare table) does not.
+    assert all(passed[i] for i, label in enumerate(labels) if label is not None)
+    blank = [i for i, label in enumerate(labels) if label is None]
+    assert sum(not passed[i] for i in blank) >= 0.75 * len(blank)
+    screened = model.read(patches)
+    unscreened = replace(model, screen=None).read(patches)
+    for i, (got, full) in enumerate(zip(screened, unscreened, strict=True)):
+        if passed[i]:  # read as the model without a screen reads it
+            np.testing.assert_array_equal(got.rank, full.rank)
+            np.testing.assert_array_equal(got.suit, full.suit)
+        else:  # "no index", for certain; the full reading all but agrees
+            assert got.rank[NONE_RANK] == 1.0 and got.suit[NONE_SUIT] == 1.0 and got.presence == 0.0
+            assert full.presence < 0.001
+
+
+def test_the_screens_features_of_a_batch_are_each_patchs_own() -> None:
+    from vision.classify import ink_maps, screen_features
+
+    patches, _ = _show_patches()
+    maps = ink_maps(patches)
+    together = screen_features(maps)
+    assert together.shape == (len(maps), 700)
+    # The patches are stacked into one image; no filter reaches from one into the next.
+    for i in range(len(maps)):
+        np.testing.assert_array_equal(screen_features(maps[i : i + 1])[0], together[i])
+    np.testing.assert_array_equal(screen_features(maps[::-1]), together[::-1])
+    assert screen_features(maps[:0]).shape == (0, 700)
+
+
 def test_a_model_reads_alike_after_saving_and_from_many_threads(tmp_path: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -450,6 +489,8 @@ def test_a_model_reads_alike_after_saving_and_from_many_threads(tmp_path: Path) 
         model.conv.rank_temperature,
         model.conv.suit_temperature,
     )
+    assert loaded.screen is not None and model.screen is not None
+    assert (loaded.screen.onnx, loaded.screen.threshold) == (model.screen.onnx, model.screen.threshold)
     # A web server reads photos on several threads at once, each through the one loaded model.
     with ThreadPoolExecutor(4) as pool:
         runs = list(pool.map(lambda _: loaded.read(patches), range(12)))
@@ -467,15 +508,22 @@ def test_a_model_file_of_other_features_is_refused_with_the_command_to_rebuild(t
         IndexModel.load(tmp_path / "old.npz")
     with pytest.raises(FileNotFoundError, match=r"python -m vision\.train"):
         IndexModel.load(tmp_path / "missing.npz")
-    # A model whose convolutional network is damaged is refused when loaded, not on a photo.
-    from vision.classify import ConvNet, default_model
+    # A model whose convolutional network or screen is damaged is refused when loaded, not on
+    # a photo.
+    from dataclasses import replace
 
-    conv = default_model().conv
-    assert conv is not None
-    damaged = IndexModel(networks=(_network(1),), conv=ConvNet(conv.onnx[: len(conv.onnx) // 2]))  # type: ignore[arg-type]
-    damaged.save(tmp_path / "damaged.npz")
-    with pytest.raises(ValueError, match=r"convolutional network.*python -m vision\.train"):
-        IndexModel.load(tmp_path / "damaged.npz")
+    from vision.classify import ConvNet, Screen, default_model
+
+    conv, screen = default_model().conv, default_model().screen
+    assert conv is not None and screen is not None
+    for name, damaged in (
+        ("convolutional network", IndexModel(networks=(), conv=ConvNet(conv.onnx[: len(conv.onnx) // 2]))),
+        ("screen", IndexModel(networks=(), screen=Screen(screen.onnx[: len(screen.onnx) // 2]))),
+    ):
+        damaged = replace(damaged, networks=(_network(1),))  # type: ignore[arg-type]
+        damaged.save(tmp_path / "damaged.npz")
+        with pytest.raises(ValueError, match=rf"{name}.*python -m vision\.train"):
+            IndexModel.load(tmp_path / "damaged.npz")
     # A model calibrated before the size of a reading counted (four detection weights).
     model = IndexModel(networks=(_network(1),), detection_weights=(0.5, 1.0, 0.2, 0.1))  # type: ignore[arg-type]
     model.save(tmp_path / "older.npz")

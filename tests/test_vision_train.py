@@ -239,3 +239,30 @@ def test_scenes_with_tight_neighbours_label_a_whole_small_index_with_its_card() 
         named += sum(rank != NONE_RANK for _, rank, _ in samples)
     # 56 of these 60 scenes name their card (labelled by INDEX_REGION, 43 did).
     assert named >= 52
+
+
+def test_the_screens_samples_are_every_patch_read_labelled_by_the_first_perceptron() -> None:
+    from vision.classify import index_presence
+    from vision.recognise import recognise
+    from vision.train.pools import worker_library
+    from vision.train.screen import SCREEN_SIZES, _photo, screen_samples
+
+    model = default_model()
+    samples = screen_samples(model, seed=31, photos=2, workers=1, chunk=2)
+    assert samples.maps.dtype == np.uint8 and samples.maps.shape[1:] == (2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX)
+    assert len(samples.maps) == len(samples.first) == len(samples.whole) > 100
+    # The labels are the first perceptron's own presence on the patches kept.
+    rows = features_of_maps(samples.maps[:300].astype(np.float32) / np.float32(255.0))
+    again = index_presence(*model.networks[0].probabilities(rows))
+    np.testing.assert_allclose(again, samples.first[:300], atol=0.02)
+    # A patch the whole reading takes for an index is one the first perceptron let through,
+    # and the two photos' cards were all read among them.
+    assert samples.passing[samples.whole >= 0.5].all()
+    draw = random.Random(31 * 7919)
+    library = worker_library(31)
+    found = 0
+    for kind in (0, 1):
+        size = draw.choice(SCREEN_SIZES)
+        photo = _photo(kind, draw, library, size)
+        found += len(recognise(photo.jpeg_bytes(), model, threads=1).cards)
+    assert found >= 5 and int((samples.whole >= 0.5).sum()) >= found

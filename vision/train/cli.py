@@ -6,8 +6,10 @@ model, and print a report. Seeded end to end.
 instead of training it again, so that a change to the perceptrons or to the calibration
 retrains only what it must; `--networks-from MODEL` takes the perceptrons (with their heads'
 calibration) the same way, so that one model's perceptrons can be joined to another's
-convolutional network. `--tight SHARE` lays the neighbour of that share of the single-card
-scenes tight beside the index (`samples.scene_samples`).
+convolutional network. `--screen-only` trains the screen (`vision.train.screen`) alone, for
+the model file at `--out`, and writes it back with everything else kept. `--tight SHARE` lays
+the neighbour of that share of the single-card scenes tight beside the index
+(`samples.scene_samples`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,13 @@ from vision.train.samples import (
     TRAIN_SEED,
     SampleSet,
     cached,
+)
+from vision.train.screen import (
+    SCREEN_HELD_OUT,
+    SCREEN_PHOTOS,
+    cached_screen_samples,
+    screen_report,
+    train_screen,
 )
 
 
@@ -87,6 +96,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="share of single-card scenes whose neighbour is laid tight beside the index",
     )
     parser.add_argument(
+        "--screen-photos", type=int, default=SCREEN_PHOTOS, help="generated photos read to train the screen"
+    )
+    parser.add_argument(
+        "--screen-only",
+        action="store_true",
+        help="train only the screen, for the model at --out, and write it back",
+    )
+    parser.add_argument(
         "--cache", type=Path, metavar="DIR", help="keep generated samples here and reuse them"
     )
     parser.add_argument("--seed", type=int, default=TRAIN_SEED)
@@ -103,6 +120,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             "install Debian's gnome-cards-data, kdegames-card-data-kf5 and librsvg2-bin, and npm"
         )
     torch_module()  # fail now, not after the data is generated
+    if args.screen_only:
+        model = IndexModel.load(args.out)
+        model = with_screen(model, args.seed, args.screen_photos, args.workers, args.cache)
+        model.save(args.out)
+        print(f"wrote {args.out} in {time.perf_counter() - started:.0f} s")
+        return 0
     kept_conv = None
     if args.conv_from is not None:
         kept_conv = stored_conv(args.conv_from)
@@ -148,6 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         conv = train_conv(train, validation, args.seed, args.conv_epochs)
     model = IndexModel(networks=tuple(networks), conv=conv)
     print(report(model, validation))
+    model = with_screen(model, args.seed, args.screen_photos, args.workers, args.cache)
     weights = fit_detection_weights(model, args.seed + 2, args.photos, args.workers)
     model = replace(model, detection_weights=weights)
     model.save(args.out)
@@ -155,6 +179,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - started:.0f} s"
     )
     return 0
+
+
+def with_screen(model: IndexModel, seed: int, photos: int, workers: int, cache: Path | None) -> IndexModel:
+    """`model` with a screen trained on `photos` generated photos it reads (`vision.train.screen`),
+    and what the screen turns away of photos it was not trained on."""
+    started = time.perf_counter()
+    print(f"screen: reading {photos} generated photos", flush=True)
+    samples = cached_screen_samples(cache, model, seed + 3, photos, workers)
+    print(
+        f"  {len(samples.maps)} patches, {int(samples.passing.sum())} to let through "
+        f"({time.perf_counter() - started:.0f} s)",
+        flush=True,
+    )
+    screen = train_screen(samples, seed)
+    print(f"  threshold {screen.threshold:.3f}", flush=True)
+    held_out = cached_screen_samples(cache, model, seed + 4, SCREEN_HELD_OUT, workers)
+    print(screen_report(screen, held_out), flush=True)
+    return replace(model, screen=screen)
 
 
 if __name__ == "__main__":
