@@ -125,6 +125,40 @@ def test_exif_orientation_is_applied(fmt: str) -> None:
     assert loaded.pixels[56, 20][0] > 200  # bottom is blue
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{"subsampling": 0}, {"subsampling": 1}, {"subsampling": 2}, {"progressive": True}, {"quality": 40}],
+)
+def test_a_whole_jpeg_decodes_to_pillows_pixels(options: dict[str, object]) -> None:
+    from vision.io import _whole_jpeg, shrunk
+
+    photo = render_show(TEST_SEEDS[0], harsh=False)
+    rgb = cv2.cvtColor(photo.image, cv2.COLOR_BGR2RGB)
+    data = _encode(rgb, "JPEG", **options)
+    with Image.open(io.BytesIO(data)) as image:
+        pillows = cv2.cvtColor(np.asarray(image.convert("RGB")), cv2.COLOR_RGB2BGR)
+    whole = _whole_jpeg(data)
+    assert whole is not None
+    np.testing.assert_array_equal(whole, pillows)
+    height, width = pillows.shape[:2]
+    working = (WORKING_LONG_SIDE_PX, round(height * WORKING_LONG_SIDE_PX / width))
+    np.testing.assert_array_equal(decode_bytes(data).pixels, shrunk(pillows, working))
+
+
+def test_a_truncated_jpeg_with_a_whole_thumbnail_is_refused() -> None:
+    """An EXIF thumbnail is a whole JPEG inside the header, end-of-image marker and all: a photo
+    cut short behind one is still refused as any truncated photo is, by Pillow's words."""
+    noise = np.random.default_rng(4).integers(0, 255, (200, 300, 3), dtype=np.uint8)
+    thumbnail = _encode(noise[:40, :60], "JPEG", quality=80)
+    body = b"Exif\x00\x00" + thumbnail
+    app1 = b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body
+    data = _encode(noise, "JPEG", quality=90)
+    data = data[:2] + app1 + data[2:]
+    assert decode_bytes(data).pixels.shape[:2] == (200, 300)  # whole, it reads
+    with pytest.raises(ImageError, match="truncated or corrupt JPEG"):
+        decode_bytes(data[: len(data) - len(data) // 3])
+
+
 def test_truncated_jpeg_is_refused() -> None:
     noise = np.random.default_rng(1).integers(0, 255, (200, 300, 3), dtype=np.uint8)
     data = _encode(noise, "JPEG", quality=90)
