@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar, cast
 
@@ -309,7 +309,7 @@ class ConvNet(OnnxNetwork):
 
 @dataclass(frozen=True)
 class Screen(OnnxNetwork):
-    """A cheap first look at every patch (`screen_features`, one hidden layer, one output):
+    """A cheap first look at every patch (`screen_features`, two hidden layers, one output):
     the patches it scores under `threshold` are taken to show no index and are read no
     further, sparing them the perceptrons' features (two gradient histograms) and the first
     perceptron, most of a patch's reading time. Trained by `vision.train.screen` on the
@@ -439,18 +439,23 @@ class IndexModel:
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Rank and suit probabilities, as `read` gives them, for the `ink_maps` of some
         patches (and their features, when already worked out)."""
-        if self.screen is not None:
-            passed = np.flatnonzero(self.screen.passes(maps))
-            rank = np.zeros((len(maps), NONE_RANK + 1))
-            suit = np.zeros((len(maps), NONE_SUIT + 1))
-            rank[:, NONE_RANK] = 1.0
-            suit[:, NONE_SUIT] = 1.0
-            if len(passed):
-                inner = replace(self, screen=None)
-                rank[passed], suit[passed] = inner.read_maps(
-                    maps[passed], None if features is None else features[passed]
-                )
-            return rank, suit
+        if self.screen is None:
+            return self._read_unscreened(maps, features)
+        passed = np.flatnonzero(self.screen.passes(maps))
+        rank = np.zeros((len(maps), NONE_RANK + 1))
+        suit = np.zeros((len(maps), NONE_SUIT + 1))
+        rank[:, NONE_RANK] = 1.0
+        suit[:, NONE_SUIT] = 1.0
+        if len(passed):
+            rank[passed], suit[passed] = self._read_unscreened(
+                maps[passed], None if features is None else features[passed]
+            )
+        return rank, suit
+
+    def _read_unscreened(
+        self, maps: NDArray[np.float32], features: NDArray[np.float32] | None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """`read_maps` for patches the screen lets through (or every patch, without one)."""
         rank, suit = self.screened_probabilities(features_of_maps(maps) if features is None else features)
         if self.conv is not None:
             likely = np.flatnonzero(index_presence(rank, suit) >= CONV_GATE)

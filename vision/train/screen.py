@@ -17,8 +17,8 @@ import hashlib
 import itertools
 import math
 import random
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,42 +76,24 @@ def _photo(kind: int, rng: random.Random, library: FaceLibrary, size: tuple[int,
 
 def _render(kind: int, seed: int, library: FaceLibrary, size: tuple[int, int]) -> SyntheticPhoto:
     """The generated photo of `kind` at `seed` (RuntimeError when there is none)."""
-    render: Callable[[], SyntheticPhoto] = {
-        0: lambda: render_show(seed, library, size, harsh=False),
-        1: lambda: render_show(seed, library, size, harsh=True),
-        2: lambda: render_show(seed, library, size, harsh=False, apart=True),
-        3: lambda: render_held_hand(seed, library, size),
-        4: lambda: render_table(seed, library, size),
-        5: lambda: render_deal(seed, library, size),
-        6: lambda: render_spread_deal(seed, library, size),
-        7: lambda: render_tight_deal(seed, library, size),
-        8: lambda: render_shaded_deal(seed, library, size),
-    }[kind]
-    return render()
+    render, options = _KINDS[kind]
+    return render(seed, library, size, **options)
 
 
-PHOTO_KINDS = 9
-"""Kinds of photo `_photo` draws, in turn."""
+_KINDS: tuple[tuple[Callable[..., SyntheticPhoto], dict[str, bool]], ...] = (
+    (render_show, {"harsh": False}),
+    (render_show, {"harsh": True}),
+    (render_show, {"harsh": False, "apart": True}),
+    (render_held_hand, {}),
+    (render_table, {}),
+    (render_deal, {}),
+    (render_spread_deal, {}),
+    (render_tight_deal, {}),
+    (render_shaded_deal, {}),
+)
+"""The kinds of photo `_photo` draws, in turn: a renderer and its options."""
 
-
-@dataclass(frozen=True)
-class _Recording(IndexModel):
-    """A model that keeps every batch of patches it reads, with the first perceptron's index
-    presence and the whole reading's."""
-
-    seen: list[tuple[NDArray[np.uint8], NDArray[np.float64], NDArray[np.float64]]] = field(
-        default_factory=list, compare=False
-    )
-
-    def read_maps(
-        self, maps: NDArray[np.float32], features: NDArray[np.float32] | None = None
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        rows = features_of_maps(maps) if features is None else features
-        first = index_presence(*self.networks[0].probabilities(rows))
-        rank, suit = super().read_maps(maps, rows)
-        stored = np.round(maps * np.float32(255.0)).astype(np.uint8)
-        self.seen.append((stored, first, index_presence(rank, suit)))
-        return rank, suit
+PHOTO_KINDS = len(_KINDS)
 
 
 @dataclass(frozen=True)
@@ -123,10 +105,34 @@ class ScreenSamples:
     first: NDArray[np.float64]
     whole: NDArray[np.float64]
 
+    @staticmethod
+    def concat(parts: Sequence[ScreenSamples]) -> ScreenSamples:
+        """Join several sets, in order."""
+        joined = (np.concatenate([getattr(part, f.name) for part in parts]) for f in fields(ScreenSamples))
+        return ScreenSamples(*joined)
+
     @property
     def passing(self) -> NDArray[np.bool_]:
         """The patches the screen must let through: the first perceptron does not rule them out."""
         return np.asarray(self.first >= FIRST_LOOK, np.bool_)
+
+
+@dataclass(frozen=True)
+class _Recording(IndexModel):
+    """A model that keeps every batch of patches it reads, with the first perceptron's index
+    presence and the whole reading's."""
+
+    seen: list[ScreenSamples] = field(default_factory=list, compare=False)
+
+    def read_maps(
+        self, maps: NDArray[np.float32], features: NDArray[np.float32] | None = None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        rows = features_of_maps(maps) if features is None else features
+        first = index_presence(*self.networks[0].probabilities(rows))
+        rank, suit = super().read_maps(maps, rows)
+        stored = np.round(maps * np.float32(255.0)).astype(np.uint8)
+        self.seen.append(ScreenSamples(stored, first, index_presence(rank, suit)))
+        return rank, suit
 
 
 def _read_chunk(args: tuple[int, int, int, int]) -> ScreenSamples:
@@ -144,18 +150,14 @@ def _read_chunk(args: tuple[int, int, int, int]) -> ScreenSamples:
         size = rng.choice(SCREEN_SIZES)
         photo = _photo((first_kind + i) % PHOTO_KINDS, rng, library, size)
         recognise(photo.jpeg_bytes(), recording, threads=1)
-    return ScreenSamples(
-        np.concatenate([maps for maps, _, _ in recording.seen]),
-        np.concatenate([first for _, first, _ in recording.seen]),
-        np.concatenate([whole for _, _, whole in recording.seen]),
-    )
+    return ScreenSamples.concat(recording.seen)
 
 
 def screen_samples(model: IndexModel, seed: int, photos: int, workers: int, chunk: int = 20) -> ScreenSamples:
     """Every patch `model` (its screen left out) reads in `photos` generated photos drawn from
     `seed`, read untold on one thread each, in a pool of `workers`."""
     global _READING
-    _READING = IndexModel(networks=model.networks, detection_weights=model.detection_weights, conv=model.conv)
+    _READING = replace(model, screen=None)
     jobs = [
         (seed * 7919 + i, seed, start % PHOTO_KINDS, min(chunk, photos - start))
         for i, start in enumerate(range(0, photos, chunk))
@@ -168,11 +170,7 @@ def screen_samples(model: IndexModel, seed: int, photos: int, workers: int, chun
                 parts = pool.map(_read_chunk, jobs)
     finally:
         _READING = None
-    return ScreenSamples(
-        np.concatenate([p.maps for p in parts]),
-        np.concatenate([p.first for p in parts]),
-        np.concatenate([p.whole for p in parts]),
-    )
+    return ScreenSamples.concat(parts)
 
 
 def cached_screen_samples(
