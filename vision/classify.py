@@ -19,6 +19,7 @@ from typing import TypeVar, cast
 
 import cv2
 import numpy as np
+import onnxruntime as ort
 from numpy.typing import NDArray
 
 from vision.cards import CARD_CODES, RANKS, SUITS
@@ -225,30 +226,31 @@ def fuse(readings: list[IndexReading]) -> CardReading:
 
 @dataclass(frozen=True)
 class OnnxNetwork:
-    """A trained network stored as ONNX and run by OpenCV's dnn module, with two
-    temperature-calibrated softmax heads: its one output row per input is the rank logits
-    then the suit logits."""
+    """A trained network stored as ONNX and run by ONNX Runtime, with two temperature-calibrated
+    softmax heads: its one output row per input is the rank logits then the suit logits."""
 
     onnx: bytes
     rank_temperature: float = 1.0
     suit_temperature: float = 1.0
-    _spare: list[cv2.dnn.Net] = field(default_factory=list, init=False, compare=False, repr=False)
-    """Built copies of the network not in use: a Net is not safe to run from two threads at
-    once, so each reading borrows one (building one takes milliseconds: see `warm`)."""
+    _sessions: list[tuple[ort.InferenceSession, str]] = field(
+        default_factory=list, init=False, compare=False, repr=False
+    )
+    """The network's one session and its input's name, once built (a list, as the dataclass is
+    frozen): a session may run from many threads at once, each run on the calling thread."""
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, compare=False, repr=False)
 
-    def warm(self, copies: int) -> None:
-        """Have at least `copies` built copies of the network at hand, so that that many threads
-        read at once without building one (a photo worker forked from a warmed process reads
-        on two threads and builds none)."""
-        with self._lock:
-            missing = copies - len(self._spare)
-        built = [self._build() for _ in range(missing)]
-        with self._lock:
-            self._spare.extend(built)
+    def warm(self) -> None:
+        """Build the network's session now, so that no photo waits for it (a photo worker
+        forked from a warmed process builds none)."""
+        self._session()
 
-    def _build(self) -> cv2.dnn.Net:
-        return cv2.dnn.readNetFromONNX(np.frombuffer(self.onnx, np.uint8))
+    def _session(self) -> tuple[ort.InferenceSession, str]:
+        with self._lock:
+            if not self._sessions:
+                options = _session_options()
+                session = ort.InferenceSession(self.onnx, options, providers=["CPUExecutionProvider"])
+                self._sessions.append((session, session.get_inputs()[0].name))
+            return self._sessions[0]
 
     def logits(self, inputs: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """Uncalibrated rank and suit logits for a batch of inputs."""
@@ -260,21 +262,26 @@ class OnnxNetwork:
 
     def outputs(self, inputs: NDArray[np.float32]) -> NDArray[np.float32]:
         """The network's output rows for a batch of inputs (at least one)."""
-        with self._lock:
-            net = self._spare.pop() if self._spare else None
-        if net is None:
-            net = self._build()
-        try:
-            net.setInput(np.ascontiguousarray(inputs, np.float32))
-            out = np.asarray(net.forward(), np.float32)
-        finally:
-            with self._lock:
-                self._spare.append(net)
-        return out
+        session, name = self._session()
+        return np.asarray(session.run(None, {name: np.ascontiguousarray(inputs, np.float32)})[0], np.float32)
 
     def probabilities(self, inputs: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Calibrated rank and suit probabilities for a batch of inputs."""
         return _calibrated(self.logits(inputs), self.rank_temperature, self.suit_temperature)
+
+
+def _session_options() -> ort.SessionOptions:
+    """A session's options: every run on the thread that calls it (a photo is read on two
+    threads already, `vision.recognise.READING_THREADS`, and a server reads two photos at
+    once); no memory arena, so a run's buffers go back when it ends (a photo worker's address
+    space is capped, `vision.io`; the arena was no faster here); only errors logged."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.enable_cpu_mem_arena = False
+    options.log_severity_level = 3
+    return options
 
 
 @dataclass(frozen=True)
@@ -382,11 +389,11 @@ class IndexModel:
         z = detection_features(confidence, whole, support, size_offset) @ np.array(self.detection_weights)
         return cast("NDArray[np.float64]", 1.0 / (1.0 + np.exp(-z)))
 
-    def warm(self, threads: int) -> None:
-        """Build every network for `threads` threads reading at once (`OnnxNetwork.warm`)."""
+    def warm(self) -> None:
+        """Build every network's session now (`OnnxNetwork.warm`)."""
         extras = tuple(network for network in (self.conv, self.screen) if network is not None)
         for network in (*self.networks, *extras):
-            network.warm(threads)
+            network.warm()
 
     def probabilities(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Rank and suit probabilities for feature rows, averaged over the networks."""
@@ -538,15 +545,23 @@ def _stored_screen(data: Mapping[str, NDArray[np.generic]], path: Path) -> Scree
 
 _Stored = TypeVar("_Stored", bound=OnnxNetwork)
 
+_ONNX_ERRORS = tuple(
+    error
+    for error in vars(ort.capi.onnxruntime_pybind11_state).values()
+    if isinstance(error, type) and issubclass(error, Exception)
+)
+"""ONNX Runtime's own errors (a graph it cannot parse, load or run): each is its own class,
+straight under `Exception`."""
+
 
 def _runs(network: _Stored, inputs: NDArray[np.float32], what: str, path: Path) -> _Stored:
     """`network` (`what`, of the model file at `path`) once it has read `inputs`: a damaged
     network fails here, when the model is loaded, not on the first photo."""
     try:
         network.outputs(inputs)
-    except cv2.error as error:
+    except _ONNX_ERRORS as error:
         raise ValueError(
-            f"model {path} holds {what} OpenCV cannot run; run `python -m vision.train`"
+            f"model {path} holds {what} ONNX Runtime cannot run; run `python -m vision.train`"
         ) from error
     return network
 

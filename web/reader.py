@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.classify import default_model
-from vision.recognise import READING_THREADS, Recognition, recognise
+from vision.recognise import Recognition, recognise
 
 __all__ = ["read_cards"]
 
@@ -23,9 +23,9 @@ __all__ = ["read_cards"]
 # (a 12 MP photo did, 30 s until killed). The workers keep OpenCV's pool at one thread anyway (the
 # recogniser's own second thread is a plain Python thread, started in the worker).
 cv2.setNumThreads(1)
-# Cached for the process, its networks built for each of the threads a photo is read on: at
-# import in the forkserver, so every worker has them and builds none.
-default_model().warm(READING_THREADS)
+# Cached for the process, its networks' sessions built (each runs on whichever threads read at
+# once): at import in the forkserver, so every worker has them and builds none.
+default_model().warm()
 
 
 def read_cards(pixels: NDArray[np.uint8], expect: int | None = None) -> Recognition:

@@ -6,7 +6,7 @@ The modules, in the order a run uses them:
   read through the recogniser's own proposal stages (`SampleSet`, `generate`, `cached`);
 - `pools`: the forked worker pools that generate and calibrate;
 - `models`: the perceptron ensemble and the convolutional network, trained with PyTorch and
-  exported to ONNX (which OpenCV runs at recognition time), and their heads' temperatures;
+  exported to ONNX (which ONNX Runtime runs at recognition time), and their heads' temperatures;
 - `screen`: the cheap first look that turns most patches away unread, trained on the patches
   the recogniser reads in generated photos, labelled by the first perceptron;
 - `calibration`: the logistic calibration of whole detections on generated photos;

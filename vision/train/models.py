@@ -1,4 +1,4 @@
-"""The networks, trained with PyTorch and exported to ONNX, which OpenCV's dnn module runs at
+"""The networks, trained with PyTorch and exported to ONNX, which ONNX Runtime runs at
 recognition time (neither PyTorch nor onnx is a runtime dependency: `pip install -r
 requirements-train.txt` for training only).
 
@@ -7,7 +7,7 @@ requirements-train.txt` for training only).
   trained alike from different starting weights. Their weights are stored as float16.
 - A small convolutional network over the patches' ink maps, with the same two heads.
 
-The temperatures of each network's heads are fitted on held-out samples, read through OpenCV
+The temperatures of each network's heads are fitted on held-out samples, read through ONNX Runtime
 as the recogniser reads them, so that the probabilities are calibrated.
 """
 
@@ -185,7 +185,7 @@ def train_conv(
     log: bool = True,
 ) -> ConvNet:
     """Fit the convolutional network to `train` (AdamW, one-cycle learning rate), export it as
-    ONNX and fit its heads' temperatures on `validation`, read through OpenCV as the
+    ONNX and fit its heads' temperatures on `validation`, read through ONNX Runtime as the
     recogniser reads it."""
     torch = torch_module()
     nn = torch.nn
@@ -258,8 +258,8 @@ def _fit(
 
 def export_onnx(torch: Any, net: Any, shape: tuple[int, ...], name: str, half: bool = False) -> bytes:
     """`net` (in eval mode) as ONNX bytes with a batch axis named "patches" on input `name`;
-    `half` stores its weight matrices as float16, cast back to float32 when OpenCV loads the
-    graph (half the bytes; OpenCV still computes in float32)."""
+    `half` stores its weight matrices as float16, cast back to float32 when ONNX Runtime loads
+    the graph (half the bytes; it still computes in float32)."""
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         # The TorchScript exporter is deprecated in favour of torch.export, which needs the
@@ -318,7 +318,7 @@ def network_logits(
     network: OnnxNetwork, samples: SampleSet, chunk: int = 4096
 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """A network's rank and suit logits for every sample (features for a perceptron, ink maps
-    for the convolutional network), read through OpenCV a chunk at a time."""
+    for the convolutional network), read through ONNX Runtime a chunk at a time."""
     parts = [
         network.logits(
             samples.features[i : i + chunk]

@@ -28,8 +28,8 @@ def fork_pool(workers: int) -> Iterator[multiprocessing.pool.Pool]:
     each running OpenCV on one thread: the pool already uses every core.
 
     OpenCV's own thread pool is stopped in this process first and restarted afterwards: a
-    child forked while its threads are parked (after any parallel OpenCV call here, such as a
-    cv2.dnn forward pass) deadlocks in its first cv2.setNumThreads.
+    child forked while its threads are parked (after any parallel OpenCV call here) deadlocks in
+    its first cv2.setNumThreads.
     """
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)

@@ -7,7 +7,7 @@ tight and under a shadow) are read untold, as the API reads them, by the model w
 screen; every patch it reads is kept with the first perceptron's index presence, which labels
 it: one to let through when that is at least `classify.FIRST_LOOK`. The screen is fitted to
 score those high (weighted `POSITIVE_WEIGHT` times the others), and its threshold set at the
-lowest score of any of them, read through OpenCV as the recogniser reads it: on the photos it
+lowest score of any of them, read through ONNX Runtime as the recogniser reads it: on the photos it
 was trained on, it turns away no patch the first perceptron lets through.
 """
 
@@ -51,7 +51,7 @@ SCREEN_SIZES = ((1600, 1200), (1280, 960), (800, 600))
 """Photo sizes: what the count page sends, the working size, and a small photo."""
 
 SCREEN_HIDDEN = (256, 128)
-"""Units of the screen's two ReLU layers (about 6 µs a patch through OpenCV). With one layer of
+"""Units of the screen's two ReLU layers (about 4 µs a patch through ONNX Runtime). With one layer of
 128, set to let through every patch it was trained to, it turned away 46 % of the held-out
 patches (67 % with these), losing none of those read as an index (5 of 12,979 with these)."""
 
@@ -264,7 +264,7 @@ def _screen_module(torch: Any, mean: NDArray[np.float32], scale: NDArray[np.floa
 
 
 def _scores(screen: Screen, features: NDArray[np.float32], chunk: int = 4096) -> NDArray[np.float32]:
-    """The screen's score of every feature row, read through OpenCV."""
+    """The screen's score of every feature row, read through ONNX Runtime."""
     parts = [screen.outputs(features[i : i + chunk])[:, 0] for i in range(0, len(features), chunk)]
     return np.concatenate(parts)
 
