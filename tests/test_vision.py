@@ -947,6 +947,30 @@ def test_a_red_index_on_warm_card_stock_is_a_glyph(stock: tuple[int, int, int]) 
         assert 35 <= float(glyphs.sizes[rank][0]) <= 50
 
 
+def test_the_glyph_searchs_components_are_opencvs_default_ones_to_the_bit() -> None:
+    from vision.detect.glyphs import components_with_stats
+
+    # The glyph search labels its masks by Grana's algorithm for speed; the glyphs it finds
+    # depend on the components' order, boxes and centroids, so every array must be the one
+    # OpenCV's default labelling gives: on speckle of every density, odd sizes, ink and table
+    # a generated show gives, and nothing at all.
+    rng = np.random.default_rng(7)
+    densities = (0.1, 0.45, 0.6, 0.9)
+    masks = [(rng.random((97 + k, 131 - k)) < d).astype(np.uint8) for k, d in enumerate(densities)]
+    masks.append(np.zeros((64, 48), np.uint8))
+    show = render_show(TEST_SEEDS[0], harsh=False).image
+    gray = cv2.cvtColor(show, cv2.COLOR_BGR2GRAY)
+    masks.append((gray < 0.7 * cv2.dilate(gray, np.ones((51, 51), np.uint8))).astype(np.uint8))
+    masks.append(cv2.erode(masks[-1], cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))) * 255)
+    for mask in masks:
+        count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        got = components_with_stats(mask)
+        assert got[0] == count
+        for ours, theirs in zip(got[1:], (labels, stats, centroids), strict=True):
+            np.testing.assert_array_equal(ours, theirs)
+    assert max(int(cv2.connectedComponents(mask)[0]) for mask in masks) > 200  # many components
+
+
 def test_a_card_lying_on_another_is_proposed_where_its_edges_meet() -> None:
     from vision.detect import card_masks, paper_regions, prepare, segment_corner_homographies
 

@@ -341,13 +341,34 @@ def _components_touching(mask: NDArray[np.uint8], seeds: NDArray[np.bool_]) -> N
     return np.asarray(touched[labels], np.bool_)
 
 
+def components_with_stats(
+    mask: NDArray[np.uint8],
+) -> tuple[int, NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]]:
+    """`cv2.connectedComponentsWithStats(mask, connectivity=8)`: the count, labels, statistics
+    and centroids of the 8-connected components of `mask`, to the last bit, by Grana's
+    block-based labelling (BBDT). OpenCV's default for 8-connectivity, Spaghetti, walks the
+    same 2 x 2 blocks in the same order and so numbers the components alike, but gathers the
+    statistics in about twice the time: on the dark ink of 10 development shows (1280 x 960)
+    7.7 against 4.4 ms a mask, and on the same eroded (`_dark_table`) 7.5 against 3.5, the
+    same arrays out."""
+    count, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
+        mask, 8, cv2.CV_32S, cv2.CCL_GRANA
+    )
+    return (
+        int(count),
+        np.asarray(labels, np.int32),
+        np.asarray(stats, np.int32),
+        np.asarray(centroids, np.float64),
+    )
+
+
 def _mask_glyphs(mask: NDArray[np.uint8], looks: _Looks) -> Glyphs:
     """The components of the 0/1 `mask` that are shaped like glyphs (at most `looks.max_px`) and
     are crisp ink on paper at least `looks.min_paper` bright (`looks.brightest`: the photo's
     brightest grey, for `Glyphs.papers`)."""
     gray, paper = looks.gray, looks.paper
     h, w = gray.shape
-    count, found, stats, middles = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    count, found, stats, middles = components_with_stats(mask)
     labels = np.asarray(found, np.int32)
     centres = np.asarray(middles, np.float64)
     widths = stats[1:, cv2.CC_STAT_WIDTH].astype(np.float64)
@@ -451,7 +472,7 @@ def _dark_table(dark: NDArray[np.uint8], max_px: float) -> tuple[NDArray[np.uint
 
 def _big_parts(mask: NDArray[np.uint8], max_px: float) -> NDArray[np.uint8]:
     """The components of `mask` too big to be print (wider or taller than `max_px`)."""
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    _, labels, stats, _ = components_with_stats(mask)
     big = (stats[:, cv2.CC_STAT_WIDTH] > max_px) | (stats[:, cv2.CC_STAT_HEIGHT] > max_px)
     big[0] = False
     return np.asarray(big[labels], np.uint8)
