@@ -947,13 +947,14 @@ def test_a_red_index_on_warm_card_stock_is_a_glyph(stock: tuple[int, int, int]) 
         assert 35 <= float(glyphs.sizes[rank][0]) <= 50
 
 
-def test_the_glyph_searchs_components_are_opencvs_default_ones_to_the_bit() -> None:
-    from vision.detect.glyphs import components_with_stats
+def test_the_glyph_searchs_components_and_ink_are_the_default_ones_to_the_bit() -> None:
+    from vision.detect.glyphs import _ink_pixels, components_with_stats
 
-    # The glyph search labels its masks by Grana's algorithm for speed; the glyphs it finds
-    # depend on the components' order, boxes and centroids, so every array must be the one
-    # OpenCV's default labelling gives: on speckle of every density, odd sizes, ink and table
-    # a generated show gives, and nothing at all.
+    # The glyph search labels its masks by Grana's algorithm and lists their ink by OpenCV's
+    # findNonZero, for speed; the glyphs it finds depend on the components' order, boxes and
+    # centroids and on the order their pixels are summed in, so every array must be the one
+    # OpenCV's default labelling and numpy's nonzero give: on speckle of every density, odd
+    # sizes, ink and table a generated show gives, a crop of it, and nothing at all.
     rng = np.random.default_rng(7)
     densities = (0.1, 0.45, 0.6, 0.9)
     masks = [(rng.random((97 + k, 131 - k)) < d).astype(np.uint8) for k, d in enumerate(densities)]
@@ -962,7 +963,10 @@ def test_the_glyph_searchs_components_are_opencvs_default_ones_to_the_bit() -> N
     gray = cv2.cvtColor(show, cv2.COLOR_BGR2GRAY)
     masks.append((gray < 0.7 * cv2.dilate(gray, np.ones((51, 51), np.uint8))).astype(np.uint8))
     masks.append(cv2.erode(masks[-1], cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))) * 255)
+    masks.append(masks[-2][100:500, 33:401])
     for mask in masks:
+        for listed, numpys in zip(_ink_pixels(mask), np.nonzero(mask), strict=True):
+            np.testing.assert_array_equal(listed, numpys)
         count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
         got = components_with_stats(mask)
         assert got[0] == count
