@@ -490,10 +490,16 @@ def recognise(
     loaded = load_image(image)
     lap("decode")
     model = model or default_model()
-    warnings = photo_warnings(loaded.pixels)
-    lap("warnings")
-    pyramid = build_pyramid(loaded.pixels)  # in the "prepare" lap, read from again later
-    candidates = find_candidates(loaded.pixels, model, laps, threads, expect, pyramid)
+    with _Beside(threads) as early:
+        # On two threads, the photo's own warnings are worked out beside the pyramid and the
+        # first stages of the reading, which need nothing from them; on one, here, in their lap.
+        warned = early.run(photo_warnings, loaded.pixels)
+        if threads < 2:
+            warned.result()
+        lap("warnings")
+        pyramid = build_pyramid(loaded.pixels)  # in the "prepare" lap, read from again later
+        candidates = find_candidates(loaded.pixels, model, laps, threads, expect, pyramid)
+        warnings = warned.result()
     with _Beside(threads) as beside:
         # Read untold, a photo with a card read always wants its shadows' lift (`under_shadow`):
         # made on the second thread, idle while the merge and the fan steps run.
