@@ -334,11 +334,12 @@ def _cut_again(lines: NDArray[np.int32], width: int, cut: NDArray[np.uint8], loo
 
 def _components_touching(mask: NDArray[np.uint8], seeds: NDArray[np.bool_]) -> NDArray[np.bool_]:
     """The pixels of the components of `mask` (8-connected) that a `seeds` pixel lies on."""
-    _, labels = cv2.connectedComponents(mask, connectivity=8)
-    touched = np.zeros(int(labels.max()) + 1, np.bool_)
+    count, found = cv2.connectedComponents(mask, connectivity=8)
+    labels = np.asarray(found, np.int32)
+    touched = np.zeros(int(count), np.bool_)
     touched[labels[seeds]] = True
     touched[0] = False
-    return np.asarray(touched[labels], np.bool_)
+    return np.asarray(np.take(touched, labels), np.bool_)  # take: half the time of touched[labels]
 
 
 def components_with_stats(
@@ -485,7 +486,7 @@ def _big_parts(mask: NDArray[np.uint8], max_px: float) -> NDArray[np.uint8]:
     _, labels, stats, _ = components_with_stats(mask)
     big = (stats[:, cv2.CC_STAT_WIDTH] > max_px) | (stats[:, cv2.CC_STAT_HEIGHT] > max_px)
     big[0] = False
-    return np.asarray(big[labels], np.uint8)
+    return np.asarray(np.take(big, labels), np.uint8)
 
 
 def _disc(radius: int) -> NDArray[np.uint8]:
