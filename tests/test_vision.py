@@ -515,8 +515,7 @@ def test_a_model_reads_alike_after_saving_and_from_many_threads(tmp_path: Path) 
     patches, _ = _show_patches()
     expected = model.read(patches)
     model.save(tmp_path / "model.npz")
-    loaded = IndexModel.load(tmp_path / "model.npz")
-    loaded.warm()  # each network's one session, run by every thread below at once
+    loaded = IndexModel.load(tmp_path / "model.npz")  # each network's one session, run below by four threads
     assert loaded.conv is not None and model.conv is not None
     assert loaded.conv.onnx == model.conv.onnx
     assert (loaded.conv.rank_temperature, loaded.conv.suit_temperature) == (

@@ -11,9 +11,8 @@ held-out synthetic data, so its probabilities can be read as probabilities.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, cast
 
@@ -232,25 +231,15 @@ class OnnxNetwork:
     onnx: bytes
     rank_temperature: float = 1.0
     suit_temperature: float = 1.0
-    _sessions: list[tuple[ort.InferenceSession, str]] = field(
-        default_factory=list, init=False, compare=False, repr=False
-    )
-    """The network's one session and its input's name, once built (a list, as the dataclass is
-    frozen): a session may run from many threads at once, each run on the calling thread."""
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, compare=False, repr=False)
 
-    def warm(self) -> None:
-        """Build the network's session now, so that no photo waits for it (a photo worker
-        forked from a warmed process builds none)."""
-        self._session()
-
+    @functools.cached_property
     def _session(self) -> tuple[ort.InferenceSession, str]:
-        with self._lock:
-            if not self._sessions:
-                options = _session_options()
-                session = ort.InferenceSession(self.onnx, options, providers=["CPUExecutionProvider"])
-                self._sessions.append((session, session.get_inputs()[0].name))
-            return self._sessions[0]
+        """The network's one session and its input's name, built on first use (loading a model
+        file runs every network once, so a loaded model has them all, and a photo worker forked
+        from a process that loaded it builds none): a session may run from many threads at
+        once, each run on the calling thread."""
+        session = ort.InferenceSession(self.onnx, _session_options(), providers=["CPUExecutionProvider"])
+        return session, session.get_inputs()[0].name
 
     def logits(self, inputs: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """Uncalibrated rank and suit logits for a batch of inputs."""
@@ -262,7 +251,7 @@ class OnnxNetwork:
 
     def outputs(self, inputs: NDArray[np.float32]) -> NDArray[np.float32]:
         """The network's output rows for a batch of inputs (at least one)."""
-        session, name = self._session()
+        session, name = self._session
         return np.asarray(session.run(None, {name: np.ascontiguousarray(inputs, np.float32)})[0], np.float32)
 
     def probabilities(self, inputs: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -388,12 +377,6 @@ class IndexModel:
             return np.asarray(confidence, np.float64)
         z = detection_features(confidence, whole, support, size_offset) @ np.array(self.detection_weights)
         return cast("NDArray[np.float64]", 1.0 / (1.0 + np.exp(-z)))
-
-    def warm(self) -> None:
-        """Build every network's session now (`OnnxNetwork.warm`)."""
-        extras = tuple(network for network in (self.conv, self.screen) if network is not None)
-        for network in (*self.networks, *extras):
-            network.warm()
 
     def probabilities(self, features: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Rank and suit probabilities for feature rows, averaged over the networks."""

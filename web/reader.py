@@ -23,9 +23,9 @@ __all__ = ["read_cards"]
 # (a 12 MP photo did, 30 s until killed). The workers keep OpenCV's pool at one thread anyway (the
 # recogniser's own second thread is a plain Python thread, started in the worker).
 cv2.setNumThreads(1)
-# Cached for the process, its networks' sessions built (each runs on whichever threads read at
-# once): at import in the forkserver, so every worker has them and builds none.
-default_model().warm()
+# Cached for the process, loaded (which builds its networks' sessions, each run by whichever
+# threads read at once): at import in the forkserver, so every worker has them and builds none.
+default_model()
 
 
 def read_cards(pixels: NDArray[np.uint8], expect: int | None = None) -> Recognition:
