@@ -974,6 +974,24 @@ def test_the_glyph_searchs_components_and_ink_are_the_default_ones_to_the_bit() 
     assert max(int(cv2.connectedComponents(mask)[0]) for mask in masks) > 200  # many components
 
 
+def test_the_glyph_searchs_dark_and_red_ink_are_numpys_to_the_bit() -> None:
+    from vision.detect.glyphs import _DARK_BELOW, GLYPHS
+
+    # The glyph search finds dark ink by a table lookup and red ink in OpenCV's int16: every
+    # pair of greys must fall on the side of the float32 comparison it replaces, and every
+    # pixel must get numpy's redness.
+    gray, paper = (a.astype(np.uint8) for a in np.meshgrid(np.arange(256), np.arange(256)))
+    float32 = gray.astype(np.float32) < GLYPHS.ink_contrast * paper.astype(np.float32)
+    np.testing.assert_array_equal(np.less(gray, cv2.LUT(paper, _DARK_BELOW)), float32)
+    assert 0 < float32.sum() < float32.size
+    bgr = np.random.default_rng(3).integers(0, 256, (61, 83, 3), dtype=np.uint8)
+    wide = bgr.astype(np.int16)
+    blue, green, red = cv2.split(bgr)
+    ours = cv2.subtract(red, cv2.max(blue, green), dtype=cv2.CV_16S)
+    np.testing.assert_array_equal(ours, wide[:, :, 2] - np.maximum(wide[:, :, 0], wide[:, :, 1]))
+    assert ours.dtype == np.int16 and ours.min() < -200 and ours.max() > 200
+
+
 def test_a_card_lying_on_another_is_proposed_where_its_edges_meet() -> None:
     from vision.detect import card_masks, paper_regions, prepare, segment_corner_homographies
 

@@ -128,6 +128,13 @@ def find_glyphs(prepared: Prepared, paper_mask: NDArray[np.uint8]) -> Glyphs:
     return found.plus(more).plus(broad)
 
 
+_DARK_BELOW = np.ceil(np.float32(GLYPHS.ink_contrast) * np.arange(256, dtype=np.float32)).astype(np.uint8)
+"""For each paper grey, the greys darker than `GLYPHS.ink_contrast` of it are those below this:
+`gray < ink_contrast * paper` worked in float32, as one table lookup and one comparison (a
+whole number is below a bound exactly when it is below the bound rounded up). The same pixels
+for all 65,536 pairs of greys: 0.4 ms a photo against 3.9 for the float32 images."""
+
+
 def glyph_sets(
     prepared: Prepared,
     paper_mask: NDArray[np.uint8],
@@ -160,11 +167,13 @@ def glyph_sets(
     square = cv2.getStructuringElement(cv2.MORPH_RECT, (window, window))
     paper = np.asarray(cv2.dilate(gray, square), np.uint8)
     brightest = float(np.percentile(gray[::4, ::4], 98))
-    dark = (gray.astype(np.float32) < GLYPHS.ink_contrast * paper.astype(np.float32)).astype(np.uint8)
+    dark = np.less(gray, cv2.LUT(paper, _DARK_BELOW)).view(np.uint8)
     share = share or Share()
     tables = share.fork(_dark_table, dark, max_px)
-    bgr = prepared.bgr.astype(np.int16)
-    redness = bgr[:, :, 2] - np.maximum(bgr[:, :, 0], bgr[:, :, 1])
+    # Red over the larger of green and blue, worked in OpenCV's int16 as numpy's would: the
+    # same values without the photo copied to int16 (1.3 ms against 0.8).
+    blue, green, red_channel = cv2.split(prepared.bgr)
+    redness = np.asarray(cv2.subtract(red_channel, cv2.max(blue, green), dtype=cv2.CV_16S), np.int16)
     red = redness > max(GLYPHS.ink_red, paper_redness(redness, gray, brightest) + GLYPHS.red_over_paper)
     on_paper = ((dark > 0) | red) & (paper_mask > 0)
     stop_if(stop)
