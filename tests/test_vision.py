@@ -992,6 +992,33 @@ def test_the_glyph_searchs_dark_and_red_ink_are_numpys_to_the_bit() -> None:
     assert ours.dtype == np.int16 and ours.min() < -200 and ours.max() > 200
 
 
+def test_a_card_filling_the_photo_has_its_outline_at_the_photos_corners() -> None:
+    from vision.detect import card_masks, prepare
+    from vision.detect.outlines import mask_blobs
+
+    # The masks are traced as they are: OpenCV frames them with background of its own, so a
+    # card that fills the photo, its blob touching all four sides, still has an outline, and
+    # every contour is the one a frame added by hand gives.
+    card = np.full((400, 280, 3), 245, np.uint8)
+    cv2.putText(card, "K", (95, 240), cv2.FONT_HERSHEY_SIMPLEX, 4.0, (20, 20, 20), 12)
+    prepared = prepare(card)
+    masks = card_masks(prepared)
+    quads = [blob.quad for blob in mask_blobs(prepared, masks) if blob.quad is not None]
+    corners = np.array([[0.0, 0.0], [279.0, 0.0], [279.0, 399.0], [0.0, 399.0]])
+    assert any(np.abs(np.sort(quad, axis=0) - np.sort(corners, axis=0)).max() < 2.0 for quad in quads)
+    show = prepare(render_show(TEST_SEEDS[0], harsh=False).image)
+    for mask in [*masks, *card_masks(show)]:
+        framed, _ = cv2.findContours(
+            cv2.copyMakeBorder(mask, 6, 6, 6, 6, cv2.BORDER_CONSTANT, value=0),
+            cv2.RETR_EXTERNAL,
+            cv2.CHAIN_APPROX_NONE,
+        )
+        traced, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        assert len(traced) == len(framed)
+        for ours, theirs in zip(traced, framed, strict=True):
+            np.testing.assert_array_equal(ours, theirs - 6)
+
+
 def test_a_card_lying_on_another_is_proposed_where_its_edges_meet() -> None:
     from vision.detect import card_masks, paper_regions, prepare, segment_corner_homographies
 
