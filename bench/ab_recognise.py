@@ -1,0 +1,176 @@
+"""Two trees of the recogniser timed on the same photos, in turn, each in a process of its own.
+
+Run from the repository root with the project's venv::
+
+    git worktree add ../before REV
+    .venv/bin/python bench/ab_recognise.py ../before . [--shows 40] [--photos GLOB]
+        [--rounds 3] [--threads 2] [--expect N]
+
+Each tree (a checkout of this repository) is imported by a worker process of its own, started
+from this venv, OpenCV and numpy's BLAS on one thread as in the server's photo workers; each
+reads every photo once to warm up. Then, round after round, every photo is read by both workers
+one after the other, which first drawn at random (seeded), on ``--threads`` reading threads
+(`vision.recognise.READING_THREADS` by default), told ``--expect`` cards if given. A photo's time
+in a tree is its best over the rounds.
+
+Why in turn: on a shared 2-core machine the speed drifts by a tenth and more from one minute to
+the next, so two trees timed one after the other can differ by more than a change does. Read in
+turn, photo by photo, both trees meet the same drift, and each round's per-photo ratios show how
+far the answer moves from round to round.
+
+Photos: ``--shows`` generated cribbage shows (`vision.synth.render_show` at the evaluation seeds,
+evaluation faces, typical camera, 1600x1200: the generated shows of `bench_recognise.py`, drawn
+by this tree), or the files ``--photos`` matches (a glob pattern), or both.
+
+Prints a markdown table: photos, each tree's median milliseconds, the ratio of the medians, the
+median of the per-photo ratios (after over before), and that median in each round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def worker(tree: str, expect: int | None) -> int:
+    """Read the photo files named on stdin's first line (tab-separated), then answer "INDEX
+    THREADS" lines with the milliseconds `tree`'s `recognise` took to read that photo on that
+    many threads (after "ready", once every photo was read once)."""
+    files = sys.stdin.readline().rstrip("\n").split("\t")
+    sys.path.insert(0, str(Path(tree).resolve()))
+    import cv2
+    import threadpoolctl
+
+    cv2.setNumThreads(1)
+    threadpoolctl.threadpool_limits(1)
+    from vision.recognise import recognise
+
+    photos = [Path(name).read_bytes() for name in files]
+    for data in photos:
+        recognise(data, expect=expect)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        index, threads = (int(word) for word in line.split())
+        start = time.perf_counter()
+        recognise(photos[index], expect=expect, threads=threads)
+        print(f"{(time.perf_counter() - start) * 1000:.3f}", flush=True)
+    return 0
+
+
+def generated_shows(count: int, folder: Path) -> list[str]:
+    """`count` generated shows, as `bench_recognise.py` draws them, written to `folder`."""
+    sys.path.insert(0, str(ROOT))
+    from vision.evaluate import EVALUATION_SEED, SHOW_SIZE, evaluation_library
+    from vision.synth import render_show
+
+    library = evaluation_library()
+    names = []
+    for i in range(count):
+        path = folder / f"show-{EVALUATION_SEED + i}.jpg"
+        path.write_bytes(render_show(EVALUATION_SEED + i, library, SHOW_SIZE, harsh=False).jpeg_bytes())
+        names.append(str(path))
+    return names
+
+
+def _start(tree: str, files: Sequence[str], expect: int | None) -> subprocess.Popen[str]:
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        tree,
+        "-",
+        "--worker",
+        "--expect",
+        str(expect or 0),
+    ]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("\t".join(files) + "\n")
+    process.stdin.flush()
+    if process.stdout.readline().strip() != "ready":
+        raise SystemExit(f"the worker for {tree} did not start")
+    return process
+
+
+def _time(process: subprocess.Popen[str], index: int, threads: int) -> float:
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(f"{index} {threads}\n")
+    process.stdin.flush()
+    return float(process.stdout.readline())
+
+
+def compare(
+    before: str, after: str, files: Sequence[str], rounds: int, threads: int, expect: int | None
+) -> str:
+    """The markdown table for `files` read by both trees in turn."""
+    workers = [_start(tree, files, expect) for tree in (before, after)]
+    draw = random.Random(20261206)
+    times = [[[0.0] * len(files) for _ in range(rounds)] for _ in workers]
+    try:
+        for r in range(rounds):
+            for i in range(len(files)):
+                for k in draw.sample(range(2), 2):
+                    times[k][r][i] = _time(workers[k], i, threads)
+    finally:
+        for process in workers:
+            assert process.stdin is not None
+            process.stdin.close()
+            process.wait()
+    best = [[min(tree[r][i] for r in range(rounds)) for i in range(len(files))] for tree in times]
+    ratios = [a / b for b, a in zip(*best, strict=True)]
+    per_round = [
+        statistics.median(a / b for b, a in zip(times[0][r], times[1][r], strict=True)) for r in range(rounds)
+    ]
+    told = "untold" if expect is None else f"told {expect}"
+    medians = [statistics.median(tree) for tree in best]
+    return "\n".join(
+        [
+            "| photos | reading | before ms | after ms | ratio of medians | per-photo ratio | each round |",
+            "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+            f"| {len(files)} | {told}, {threads} thread{'s' if threads > 1 else ''} | {medians[0]:.1f} "
+            f"| {medians[1]:.1f} | {medians[1] / medians[0]:.3f} | {statistics.median(ratios):.3f} "
+            f"| {', '.join(f'{r:.3f}' for r in per_round)} |",
+        ]
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("before", help="the tree timed first (a checkout of this repository)")
+    parser.add_argument("after", help="the tree compared with it")
+    parser.add_argument("--shows", type=int, default=40, help="generated shows to read (0: none)")
+    parser.add_argument("--photos", help="a glob pattern of photo files to read too")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=0, help="reading threads (0: READING_THREADS)")
+    parser.add_argument("--expect", type=int, default=0, help="cards to tell the reading (0: untold)")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    expect = args.expect or None
+    if args.worker:
+        return worker(args.before, expect)
+    threads = args.threads
+    if not threads:
+        sys.path.insert(0, str(ROOT))
+        from vision.recognise import READING_THREADS
+
+        threads = READING_THREADS
+    with tempfile.TemporaryDirectory() as folder:
+        files = generated_shows(args.shows, Path(folder)) if args.shows else []
+        files += sorted(glob.glob(args.photos)) if args.photos else []
+        if not files:
+            parser.error("no photos: give --shows or --photos")
+        print(compare(args.before, args.after, files, args.rounds, threads, expect))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
