@@ -16,7 +16,9 @@ in a tree is its best over the rounds.
 Why in turn: on a shared 2-core machine the speed drifts by a tenth and more from one minute to
 the next, so two trees timed one after the other can differ by more than a change does. Read in
 turn, photo by photo, both trees meet the same drift, and each round's per-photo ratios show how
-far the answer moves from round to round.
+far the answer moves from round to round. The drift can still move the two trees apart
+(probably: a tree that keeps both cores busier loses more when a neighbour takes one), so runs
+an hour apart differ more than a run's rounds: run it more than once.
 
 Photos: ``--shows`` generated cribbage shows (`vision.synth.render_show` at the evaluation seeds,
 evaluation faces, typical camera, 1600x1200: the generated shows of `bench_recognise.py`, drawn
