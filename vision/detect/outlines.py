@@ -31,6 +31,7 @@ from vision.geometry import (
     order_quad,
     quad_area,
     quad_iou,
+    row_lengths,
 )
 
 
@@ -280,7 +281,7 @@ def fit_quad(contour: NDArray[np.int32], filled: bool = True) -> Quad | None:
     if len(poly) < 4:
         return None
     steps = np.concatenate((poly[1:], poly[:1])) - poly
-    longest = np.sort(np.argsort(-_lengths(steps))[:4])  # keep the hull's own order
+    longest = np.sort(np.argsort(-row_lengths(steps))[:4])  # keep the hull's own order
     lines = [(*poly[i].tolist(), *steps[i].tolist()) for i in longest]
     corners = []
     for (px, py, ux, uy), (qx, qy, vx, vy) in zip(lines, lines[1:] + lines[:1], strict=True):
@@ -295,7 +296,7 @@ def fit_quad(contour: NDArray[np.int32], filled: bool = True) -> Quad | None:
     if quad is None:
         return None
     quad = order_quad(quad)
-    sides = _lengths(quad - np.concatenate((quad[1:], quad[:1])))
+    sides = row_lengths(quad - np.concatenate((quad[1:], quad[:1])))
     if sides.min() / sides.max() < OUTLINES.min_side_ratio:
         return None
     fitted = quad_area(quad)
@@ -304,12 +305,6 @@ def fit_quad(contour: NDArray[np.int32], filled: bool = True) -> Quad | None:
     if not cv2.isContourConvex(quad.astype(np.float32)):
         return None
     return quad
-
-
-def _lengths(vectors: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The length of each row, as `np.linalg.norm(vectors, axis=1)` works it out (to the last
-    bit), without its checks: a photo fits its blobs' outlines a few hundred times."""
-    return cast("NDArray[np.float64]", np.sqrt(np.add.reduce(vectors * vectors, axis=1)))
 
 
 def _meet(
