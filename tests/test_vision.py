@@ -130,14 +130,14 @@ def test_exif_orientation_is_applied(fmt: str) -> None:
     [{"subsampling": 0}, {"subsampling": 1}, {"subsampling": 2}, {"progressive": True}, {"quality": 40}],
 )
 def test_a_whole_jpeg_decodes_to_pillows_pixels(options: dict[str, object]) -> None:
-    from vision.io import _whole_jpeg, shrunk
+    from vision.io import _whole_jpeg, check_jpeg_scans, shrunk
 
     photo = render_show(TEST_SEEDS[0], harsh=False)
     rgb = cv2.cvtColor(photo.image, cv2.COLOR_BGR2RGB)
     data = _encode(rgb, "JPEG", **options)
     with Image.open(io.BytesIO(data)) as image:
         pillows = cv2.cvtColor(np.asarray(image.convert("RGB")), cv2.COLOR_RGB2BGR)
-    whole = _whole_jpeg(data)
+    whole = _whole_jpeg(data, check_jpeg_scans(data, "photo.jpg"))
     assert whole is not None
     np.testing.assert_array_equal(whole, pillows)
     height, width = pillows.shape[:2]

@@ -195,7 +195,7 @@ def decode_bytes(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str 
         width, height = image.size
         check_pixel_count(width, height, where)
         if kind == "JPEG":
-            check_jpeg_scans(data, where)
+            first_scan = check_jpeg_scans(data, where)
             # DCT scaling decodes straight to 1/2, 1/4 or 1/8 size: far faster than full decode.
             factor = max(width, height) / long_side
             if factor >= 2:
@@ -203,7 +203,7 @@ def decode_bytes(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str 
             elif image.mode == "RGB" and _orientation(image) == 1:
                 # Decoded whole and not turned (the count page's photos, shrunk in the browser):
                 # OpenCV gives the same pixels without Pillow's copy (`_whole_jpeg`).
-                whole = _whole_jpeg(data)
+                whole = _whole_jpeg(data, first_scan)
                 if whole is not None:
                     return _shrink(whole, (width, height), long_side)
         try:
@@ -234,13 +234,16 @@ def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split())[:200] or type(error).__name__
 
 
-def check_jpeg_scans(data: bytes, where: str) -> None:
-    """Refuse a JPEG with more than `MAX_JPEG_SCANS` scans (start-of-scan markers), before decoding."""
-    scans = count_jpeg_scans(data)
+def check_jpeg_scans(data: bytes, where: str) -> int | None:
+    """Refuse a JPEG with more than `MAX_JPEG_SCANS` scans (start-of-scan markers), before
+    decoding; where its first scan starts (`_first_scan`), for the decoder."""
+    first = _first_scan(data)
+    scans = _scans_from(data, first)
     if scans > MAX_JPEG_SCANS:
         raise ImageError(_("this photo is too large or too complex to read: the JPEG %(file)s has %(scans)s "
                            "scans (a camera's has about 10, the most read is %(most)s)",
                            file=repr(where), scans=scans, most=MAX_JPEG_SCANS))
+    return first
 
 
 _MARKER = re.compile(rb"\xff+([\x01-\xfe])")
@@ -250,8 +253,12 @@ def count_jpeg_scans(data: bytes) -> int:
     """Start-of-scan markers in a JPEG: its header segments are skipped by their lengths (an EXIF
     thumbnail's scans are not counted); after the first scan, where entropy-coded data stuffs
     every 0xFF byte, each 0xFF 0xDA is a scan."""
-    pos = _first_scan(data)
-    return 0 if pos is None else 1 + data.count(b"\xff\xda", pos)
+    return _scans_from(data, _first_scan(data))
+
+
+def _scans_from(data: bytes, first: int | None) -> int:
+    """The scans of a JPEG whose first scan starts at `first` (None: it has none)."""
+    return 0 if first is None else 1 + data.count(b"\xff\xda", first)
 
 
 def _first_scan(data: bytes) -> int | None:
@@ -274,17 +281,17 @@ def _first_scan(data: bytes) -> int | None:
         pos += int.from_bytes(data[pos:pos + 2], "big")
 
 
-def _whole_jpeg(data: bytes) -> NDArray[np.uint8] | None:
+def _whole_jpeg(data: bytes, scan: int | None) -> NDArray[np.uint8] | None:
     """A colour JPEG's BGR pixels decoded by OpenCV, or None: when the data ends before the
-    image does (no end-of-image marker after the first scan), or OpenCV cannot decode it, so
-    that Pillow decodes it and says what is wrong.
+    image does (no end-of-image marker after the first scan, which starts at `scan`:
+    `check_jpeg_scans`), or OpenCV cannot decode it, so that Pillow decodes it and says what is
+    wrong.
 
     Both decode through libjpeg-turbo with its defaults (accurate integer transform, smooth
     chroma upsampling): the same pixels, to the last bit, on 226 development and shared photos
     and on JPEGs written with every chroma subsampling, progressive, optimised and at quality 40.
     Pillow's pixels reach numpy through `tobytes`, a copy that took 8-10 ms of a 1600 x 1200
     photo's decoding (OpenCV's whole decode: 5.4 ms)."""
-    scan = _first_scan(data)
     if scan is None or data.find(b"\xff\xd9", scan) < 0:
         return None
     pixels = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
