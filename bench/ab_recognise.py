@@ -71,15 +71,12 @@ def worker(tree: str, expect: int | None) -> int:
 
 def generated_shows(count: int, folder: Path) -> list[str]:
     """`count` generated shows, as `bench_recognise.py` draws them, written to `folder`."""
-    sys.path.insert(0, str(ROOT))
-    from vision.evaluate import EVALUATION_SEED, SHOW_SIZE, evaluation_library
-    from vision.synth import render_show
+    from bench_recognise import generated_shows as drawn  # this tree's recogniser: main process only
 
-    library = evaluation_library()
     names = []
-    for i in range(count):
-        path = folder / f"show-{EVALUATION_SEED + i}.jpg"
-        path.write_bytes(render_show(EVALUATION_SEED + i, library, SHOW_SIZE, harsh=False).jpeg_bytes())
+    for i, data in enumerate(drawn(count)[0]):
+        path = folder / f"show-{i + 1}.jpg"
+        path.write_bytes(data)
         names.append(str(path))
     return names
 
