@@ -1182,18 +1182,43 @@ def test_a_contour_fitted_again_gets_the_outline_fitting_it_gives() -> None:
     assert len(prepared.fits) == len({np.ascontiguousarray(c).tobytes() for c in contours})
 
 
-def test_the_edge_orientation_worked_in_place_is_the_plain_formula() -> None:
-    from vision.detect import edge_orientation
-
-    gray = cv2.cvtColor(load_image(render_show(40_007, harsh=False).jpeg_bytes()).pixels, cv2.COLOR_BGR2GRAY)
+def _plain_edge_orientation(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges' summed-area tables as `EdgeOrientation` describes them, in one piece."""
     blurred = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     gx, gy = cv2.Sobel(blurred, cv2.CV_32F, 1, 0), cv2.Sobel(blurred, cv2.CV_32F, 0, 1)
     magnitude, angle = cv2.cartToPolar(gx, gy)
     weight = magnitude * magnitude
-    found = edge_orientation(gray)
-    assert np.array_equal(found.cos4, cv2.integral(weight * np.cos(4 * angle)))
-    assert np.array_equal(found.sin4, cv2.integral(weight * np.sin(4 * angle)))
-    assert np.array_equal(found.strength, cv2.integral(weight))
+    cos4, sin4 = weight * np.cos(4 * angle), weight * np.sin(4 * angle)
+    return cv2.integral(cos4), cv2.integral(sin4), cv2.integral(weight)
+
+
+def test_the_edge_orientation_worked_in_bands_is_the_plain_formula() -> None:
+    # Worked out band by band (`EDGE_BANDS`), each band from two rows more either side, and
+    # with another thread taking bands and tables as they are forked: the tables of the photo
+    # worked out whole, to the bit; and of photos too short for a band each.
+    import threading
+
+    from vision.detect import EDGE_BANDS, Share, edge_orientation
+
+    gray = cv2.cvtColor(load_image(render_show(40_007, harsh=False).jpeg_bytes()).pixels, cv2.COLOR_BGR2GRAY)
+    rng = np.random.default_rng(7)
+    short = [rng.integers(0, 256, (rows, 9), dtype=np.uint8) for rows in range(1, 2 * EDGE_BANDS + 3)]
+    for image in [gray, *short]:
+        found = edge_orientation(image)
+        tables = (found.cos4, found.sin4, found.strength)
+        for table, plain in zip(tables, _plain_edge_orientation(image), strict=True):
+            assert np.array_equal(table, plain), image.shape
+    share = Share()
+    helper = threading.Thread(target=share.help)
+    helper.start()
+    try:
+        helped = edge_orientation(gray, share)
+    finally:
+        share.close()
+        helper.join(10)
+    tables = (helped.cos4, helped.sin4, helped.strength)
+    for table, plain in zip(tables, _plain_edge_orientation(gray), strict=True):
+        assert np.array_equal(table, plain)
 
 
 def _marks_and_an_index(cloth_paper: float, step: float = 60.0) -> tuple[Glyphs, np.ndarray]:

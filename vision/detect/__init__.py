@@ -31,6 +31,7 @@ from vision.detect.corners import (
 )
 from vision.detect.glyphs import GLYPHS, Glyphs, GlyphThresholds, find_glyphs, glyph_sets
 from vision.detect.index_pairs import (
+    EDGE_BANDS,
     PAIRS,
     EdgeOrientation,
     IndexPairThresholds,
@@ -77,6 +78,7 @@ from vision.detect.proposal import (
 
 __all__ = [
     "CORNERS",
+    "EDGE_BANDS",
     "GLYPHS",
     "OUTLINES",
     "PAIRS",
