@@ -555,6 +555,30 @@ def test_a_model_reads_alike_after_saving_and_from_many_threads(tmp_path: Path) 
             np.testing.assert_allclose(got.suit, want.suit, rtol=1e-5, atol=1e-9)
 
 
+def test_the_perceptrons_features_of_a_batch_are_each_patchs_own() -> None:
+    # Worked out for the batch at once, stacked into one image (`features_of_maps`): each row
+    # is the one its patch gives alone, with OpenCV's borders (`_features`), to the bit. Patches
+    # of one grey, and of the darkest and lightest greys side by side, meet their neighbours'
+    # edges where a reflection from the wrong patch would show.
+    from vision.classify import _features, feature_length, features_of_maps, ink_maps
+
+    patches, _ = _show_patches()
+    maps = ink_maps(patches)
+    rng = np.random.default_rng(3)
+    flat = np.zeros((2, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX), np.float32)
+    flat[1, 0] = 1.0
+    striped = np.tile((np.arange(PATCH_HEIGHT_PX) % 2)[:, None], (1, PATCH_WIDTH_PX))
+    edged = np.stack([np.stack([striped, striped[::-1]]), rng.random((2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX))])
+    maps = np.concatenate([maps, flat, edged.astype(np.float32)])
+    together = features_of_maps(maps)
+    assert together.shape == (len(maps), feature_length())
+    for i, patch in enumerate(maps):
+        stretched = np.round((1.0 - patch[0]) * 255.0).astype(np.uint8)
+        np.testing.assert_array_equal(_features(stretched, patch[0], patch[1]), together[i])
+    np.testing.assert_array_equal(features_of_maps(maps[::-1]), together[::-1])
+    assert features_of_maps(maps[:0]).shape == (0, feature_length())
+
+
 def test_a_model_file_of_other_features_is_refused_with_the_command_to_rebuild(tmp_path: Path) -> None:
     from vision.classify import IndexModel
 
