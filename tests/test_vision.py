@@ -1216,6 +1216,34 @@ def _plain_edge_orientation(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     return cv2.integral(cos4), cv2.integral(sin4), cv2.integral(weight)
 
 
+def test_the_sampled_gradient_is_sobels_at_every_fourth_pixel() -> None:
+    # Canny's thresholds come from the gradient's strength at every fourth row and column
+    # (`sampled_gradient`), worked out there alone: OpenCV's Sobel gradient at those pixels,
+    # borders and all, its strength the correctly rounded square root; and the thresholds,
+    # rounded down to whole numbers as Canny takes them, those of OpenCV's whole images.
+    from vision.detect.prepare import GRADIENT_STEP, PREPARE, sampled_gradient
+
+    rng = np.random.default_rng(11)
+    photo = cv2.cvtColor(load_image(render_show(40_007, harsh=False).jpeg_bytes()).pixels, cv2.COLOR_BGR2GRAY)
+    images = [photo, cv2.pyrDown(photo)]
+    sizes = [(rows, columns) for rows in (1, 2, 3, 5, 9) for columns in (1, 4, 7, 33)]
+    images += [rng.integers(0, 256, size, dtype=np.uint8) for size in sizes]
+    for image in images:
+        blurred = cv2.GaussianBlur(image, (5, 5), 0)
+        across = cv2.Sobel(blurred, cv2.CV_32F, 1, 0)[::GRADIENT_STEP, ::GRADIENT_STEP].astype(np.float64)
+        down = cv2.Sobel(blurred, cv2.CV_32F, 0, 1)[::GRADIENT_STEP, ::GRADIENT_STEP].astype(np.float64)
+        found = sampled_gradient(blurred)
+        assert found.dtype == np.float32
+        np.testing.assert_array_equal(found, np.sqrt(across**2 + down**2).astype(np.float32))
+    for image in images[:2]:
+        blurred = cv2.GaussianBlur(image, (5, 5), 0)
+        whole = cv2.magnitude(cv2.Sobel(blurred, cv2.CV_32F, 1, 0), cv2.Sobel(blurred, cv2.CV_32F, 0, 1))
+        before = np.percentile(whole[::GRADIENT_STEP, ::GRADIENT_STEP], PREPARE.edge_percentile)
+        after = np.percentile(sampled_gradient(blurred), PREPARE.edge_percentile)
+        assert abs(after - before) <= 1e-6 * before
+        assert np.floor([after, 0.4 * after]).tolist() == np.floor([before, 0.4 * before]).tolist()
+
+
 def test_the_edge_orientation_worked_in_bands_is_the_plain_formula() -> None:
     # Worked out band by band (`EDGE_BANDS`), each band from two rows more either side, and
     # with another thread taking bands and tables as they are forked: the tables of the photo
