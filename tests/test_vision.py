@@ -1216,6 +1216,25 @@ def _plain_edge_orientation(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     return cv2.integral(cos4), cv2.integral(sin4), cv2.integral(weight)
 
 
+def test_the_cards_of_many_frames_are_opencvs_perspective_transform_to_the_bit() -> None:
+    # A photo's lone proposals each imply a card (`lone_proposals`), worked out for every frame
+    # at once as OpenCV transforms each point: the same bits, on frames of every scale and
+    # tilt, and on frames that put a corner at depth 0 (OpenCV's point at the origin, +0).
+    from vision.detect.proposal import card_corners_from_frames
+
+    rng = np.random.default_rng(5)
+    frames = rng.normal(size=(5_000, 3, 3)) * np.array([[40, 40, 700], [40, 40, 500], [0.02, 0.02, 1]])
+    flat = frames[:50].copy()
+    flat[:, 2] = [0.0, 0.0, 1e-9]  # every corner at depth 0
+    flat[:, :2] *= -1  # and its sums negative, where numpy's product with 0 would be -0
+    frames = np.concatenate([frames, flat])
+    card = np.array([[[0.0, 0.0], [1.0, 0.0], [1.0, CARD_ASPECT], [0.0, CARD_ASPECT]]])
+    expected = np.array([cv2.perspectiveTransform(card, frame)[0] for frame in frames])
+    found = card_corners_from_frames(frames)
+    assert found.tobytes() == expected.tobytes()
+    assert card_corners_from_frames(np.zeros((0, 3, 3))).shape == (0, 4, 2)
+
+
 def test_the_sampled_gradient_is_sobels_at_every_fourth_pixel() -> None:
     # Canny's thresholds come from the gradient's strength at every fourth row and column
     # (`sampled_gradient`), worked out there alone: OpenCV's Sobel gradient at those pixels,

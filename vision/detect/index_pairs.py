@@ -433,9 +433,10 @@ def glyph_proposals(
 def _led(groups: list[list[NDArray[np.float64]]], stage: Stage, lead: int) -> list[Proposal]:
     """Lone proposals of `stage` for every frame of `groups`, in order, each but a group's
     `lead`-th frame to be read after it (`Proposal.after`)."""
-    found = []
+    frames: list[NDArray[np.float64]] = []
+    afters: list[NDArray[np.float64] | None] = []
     for group in groups:
         first = group[lead]
-        found += lone_proposals(group[:lead], stage, first) + lone_proposals([first], stage)
-        found += lone_proposals(group[lead + 1 :], stage, first)
-    return found
+        frames += group
+        afters += [first] * lead + [None] + [first] * (len(group) - lead - 1)
+    return lone_proposals(frames, stage, afters)

@@ -10,7 +10,6 @@ from enum import StrEnum
 from threading import Condition, Event
 from typing import Generic, TypeVar, cast
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -59,18 +58,47 @@ class Proposal:
     one shows a trace of an index (see `vision.recognise.FOLLOW_FROM`), or None."""
 
 
+_CARD = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, CARD_ASPECT], [0.0, CARD_ASPECT]])
+"""A card's corners (TL, TR, BR, BL) in the units of a corner frame: card widths."""
+
+
 def card_corners_from_frame(homography: NDArray[np.float64]) -> Quad:
     """Image corners of the whole card implied by a corner frame (TL, TR, BR, BL)."""
-    card = np.array([[[0.0, 0.0], [1.0, 0.0], [1.0, CARD_ASPECT], [0.0, CARD_ASPECT]]])
-    return cast(Quad, cv2.perspectiveTransform(card, homography)[0])
+    return cast(Quad, card_corners_from_frames(homography[None])[0])
+
+
+def card_corners_from_frames(homographies: NDArray[np.float64]) -> NDArray[np.float64]:
+    """`card_corners_from_frame` of each of (n, 3, 3) `homographies`, (n, 4, 2): worked out as
+    `cv2.perspectiveTransform` works out each point, in the same order of operations, to the
+    last bit (a point whose depth is within FLT_EPSILON of 0 goes to the origin), for every
+    frame at once. A photo's lone proposals are a thousand frames, and OpenCV's call took 3.8
+    us a frame, numpy's arrays 0.2."""
+    x, y = _CARD[:, 0], _CARD[:, 1]
+    m = homographies.reshape(-1, 9)[:, :, None]
+    depth = x * m[:, 6] + y * m[:, 7] + m[:, 8]
+    defined = np.abs(depth) > np.finfo(np.float32).eps
+    scale = np.divide(1.0, depth, out=np.zeros_like(depth), where=defined)
+    along = (x * m[:, 0] + y * m[:, 1] + m[:, 2]) * scale
+    down = (x * m[:, 3] + y * m[:, 4] + m[:, 5]) * scale
+    corners = np.stack([along, down], axis=2)
+    corners[~defined] = 0.0  # +0, as OpenCV writes it, not the -0 of a negative times 0
+    return corners
 
 
 def lone_proposals(
-    homographies: list[NDArray[np.float64]], stage: Stage, after: NDArray[np.float64] | None = None
+    homographies: list[NDArray[np.float64]],
+    stage: Stage,
+    after: NDArray[np.float64] | list[NDArray[np.float64] | None] | None = None,
 ) -> list[Proposal]:
     """Lone card frames (no whole outline) made by `stage`, each with the card it implies, each
-    read `after` that frame if one is given (`Proposal.after`)."""
-    return [Proposal(h, None, card_corners_from_frame(h), stage, after) for h in homographies]
+    read `after` that frame if one is given (`Proposal.after`): one frame for all, or a list of
+    one (or None) for each. The cards are worked out for all the frames at once
+    (`card_corners_from_frames`), so a stage makes its proposals in one call."""
+    if not homographies:
+        return []
+    afters = after if isinstance(after, list) else [after] * len(homographies)
+    cards = card_corners_from_frames(np.array(homographies, np.float64))
+    return [Proposal(h, None, card, stage, a) for h, card, a in zip(homographies, cards, afters, strict=True)]
 
 
 class Stopped(Exception):
