@@ -765,7 +765,12 @@ def _read_beside(
     firsts = [p.homography for p in proposals if p.after is None]
     firsts += [p.after for p in proposals if p.after is not None]
     _read_halves(beside, pyramid, firsts, model, known)
-    read = [p for p in proposals if p.after is None or _traced(known[frame_key(p.after)])]
+    # A group's frames all follow its first: whether that one shows a trace, judged once.
+    traced: dict[bytes, bool] = {}
+    for proposal in proposals:
+        if proposal.after is not None and (key := frame_key(proposal.after)) not in traced:
+            traced[key] = _traced(known[key])
+    read = [p for p in proposals if p.after is None or traced[frame_key(p.after)]]
     _read_halves(beside, pyramid, [p.homography for p in read if p.after is not None], model, known)
     return read_candidates(pyramid, read, model, known), read
 
