@@ -21,7 +21,9 @@ from numpy.typing import NDArray
 from vision import Detection, Recognition
 from vision.starter import lying_apart
 
-__all__ = ["GREEDY_BYTES", "crash_first", "read_as", "read_greedily", "spin", "thread_pools"]
+__all__ = [
+    "GREEDY_BYTES", "crash_first", "read_as", "read_greedily", "spin", "thread_pools", "where_blocks_live",
+]
 
 GREEDY_BYTES = 2**30
 """What `read_greedily` asks for: far past a photo worker's memory limit."""
@@ -52,6 +54,22 @@ def thread_pools(pixels: NDArray[np.uint8]) -> dict[str, int]:
     pools = {f"{pool['internal_api']} ({pool['user_api']})": pool["num_threads"]
              for pool in threadpoolctl.threadpool_info()}
     return {**pools, "opencv": cv2.getNumThreads()}
+
+
+def where_blocks_live(pixels: NDArray[np.uint8], mib: int = 16) -> tuple[str, bool]:
+    """Not a reading: the mapping (from /proc/self/maps) a block of ``mib`` MiB is allocated in,
+    and whether the next block of that size, once it is freed, is given the same place."""
+    block = np.ones(mib * 2**20, np.uint8)
+    address = block.ctypes.data
+    del block
+    again = np.ones(mib * 2**20, np.uint8)
+    same = again.ctypes.data == address
+    for line in Path("/proc/self/maps").read_text().splitlines():
+        span, *rest = line.split()
+        low, high = (int(end, 16) for end in span.split("-"))
+        if low <= again.ctypes.data < high:
+            return (rest[4] if len(rest) > 4 else "anonymous"), same
+    return "unmapped", same
 
 
 def crash_first(tries: str, crashes: int, pixels: NDArray[np.uint8]) -> Recognition:

@@ -488,7 +488,7 @@ def _limit_self(memory_bytes: int, cpu_seconds: int) -> int:
     cv2.setNumThreads(1)  # no thread pools: their stacks would eat the address-space budget
     pillow_heif.options.DECODE_THREADS = 1
     _one_blas_thread()
-    _one_malloc_arena()
+    malloc_as_photo_workers()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU dumps core by default
     status = _proc_status()
     limit = 0
@@ -515,6 +515,49 @@ def _one_blas_thread() -> None:
 M_ARENA_MAX = -8
 """glibc's `mallopt` parameter for the most malloc arenas a process keeps."""
 
+M_TRIM_THRESHOLD = -1
+"""glibc's `mallopt` parameter for the free memory at the top of the heap it gives back."""
+
+M_MMAP_THRESHOLD = -3
+"""glibc's `mallopt` parameter for the smallest block it maps on its own, outside the heap."""
+
+KEEP_FREED_BYTES = 32 * 2**20
+"""Blocks up to this size come from the heap in a photo worker, and twice as much freed memory
+stays there for the next (`malloc_as_photo_workers`)."""
+
+
+def malloc_as_photo_workers() -> None:
+    """Allocate as a photo worker does (`_limit_self`): every thread from the main arena
+    (`_one_malloc_arena`), and the photo-sized arrays the reading makes and drops by the
+    hundred kept in the heap once freed (`KEEP_FREED_BYTES`).
+
+    glibc maps each block larger than its threshold on its own (the threshold grows to the
+    largest block freed so far), unmaps it when freed, and gives back the heap's free top
+    above twice that: a reading's next array of the same size then comes back as fresh pages,
+    each a fault the kernel zeroes (7,000-9,000 a generated show, three quarters of them in
+    the glyph search, whose float64 summed-area tables were mapped anew every time). Kept, the
+    same pages serve again. Read in photo workers (`decode_and_read`, the app's reader, 40
+    generated shows and three bridge deals, in turn with and without), the reading took 0.960
+    and 0.999 of its median time in two runs (per photo 0.966 and 0.980); the address space a
+    reading took rose by 5-6 MiB at the median (95 → 101 MiB of the worker's 200), its most
+    by -4 to +5 (the bridge deal6, 155-182 MiB either way, is the nearest to the limit). The
+    benches call it too, so they time the reading as the workers run it. A no-op where the C
+    library is not glibc."""
+    _one_malloc_arena()
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(M_MMAP_THRESHOLD, KEEP_FREED_BYTES)
+        libc.mallopt(M_TRIM_THRESHOLD, 2 * KEEP_FREED_BYTES)
+
+
+def _glibc() -> ctypes.CDLL | None:
+    """The C library, when it is glibc (it has `mallopt`) on Linux; None elsewhere."""
+    name = ctypes.util.find_library("c")
+    if not sys.platform.startswith("linux") or name is None:
+        return None
+    libc = ctypes.CDLL(name)
+    return libc if hasattr(libc, "mallopt") else None
+
 
 def _one_malloc_arena() -> None:
     """Have every thread of this process allocate from the main malloc arena. glibc gives a
@@ -522,11 +565,8 @@ def _one_malloc_arena() -> None:
     decoder's thread did, which left a HEIC photo's reading too little of its budget (measured:
     +64 MiB after decoding a 0.2 MP HEIC, then the network's matrix product failed), so every
     HEIC upload was refused as too large. A no-op where the C library is not glibc."""
-    name = ctypes.util.find_library("c")
-    if not sys.platform.startswith("linux") or name is None:
-        return
-    libc = ctypes.CDLL(name)
-    if hasattr(libc, "mallopt"):
+    libc = _glibc()
+    if libc is not None:
         libc.mallopt(M_ARENA_MAX, 1)
 
 
