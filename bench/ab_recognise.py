@@ -4,14 +4,16 @@ Run from the repository root with the project's venv::
 
     git worktree add ../before REV
     .venv/bin/python bench/ab_recognise.py ../before . [--shows 40] [--photos GLOB]
-        [--rounds 3] [--threads 2] [--expect N]
+        [--rounds 3] [--threads 2] [--expect N] [--as-workers]
 
 Each tree (a checkout of this repository) is imported by a worker process of its own, started
 from this venv, OpenCV and numpy's BLAS on one thread as in the server's photo workers; each
 reads every photo once to warm up. Then, round after round, every photo is read by both workers
 one after the other, which first drawn at random (seeded), on ``--threads`` reading threads
 (`vision.recognise.READING_THREADS` by default), told ``--expect`` cards if given. A photo's time
-in a tree is its best over the rounds.
+in a tree is its best over the rounds. With ``--as-workers``, a tree whose `vision.io` has
+`malloc_as_photo_workers` allocates as its photo workers do (and as its `bench_recognise.py`
+times it); a tree without it, with glibc's defaults, as its own bench did.
 
 Why in turn: on a shared 2-core machine the speed drifts by a tenth and more from one minute to
 the next, so two trees timed one after the other can differ by more than a change does. Read in
@@ -44,17 +46,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def worker(tree: str, expect: int | None) -> int:
+def worker(tree: str, expect: int | None, as_workers: bool = False) -> int:
     """Read the photo files named on stdin's first line (tab-separated), then answer "INDEX
     THREADS" lines with the milliseconds `tree`'s `recognise` took to read that photo on that
-    many threads (after "ready", once every photo was read once)."""
+    many threads (after "ready", once every photo was read once). `as_workers`: allocate as the
+    tree's photo workers do, if it says how (see the module's doc)."""
     files = sys.stdin.readline().rstrip("\n").split("\t")
     sys.path.insert(0, str(Path(tree).resolve()))
+    import importlib
+
     import cv2
     import threadpoolctl
 
     cv2.setNumThreads(1)
     threadpoolctl.threadpool_limits(1)
+    if as_workers:
+        getattr(importlib.import_module("vision.io"), "malloc_as_photo_workers", lambda: None)()
     from vision.recognise import recognise
 
     photos = [Path(name).read_bytes() for name in files]
@@ -81,7 +88,7 @@ def generated_shows(count: int, folder: Path) -> list[str]:
     return names
 
 
-def _start(tree: str, files: Sequence[str], expect: int | None) -> subprocess.Popen[str]:
+def _start(tree: str, files: Sequence[str], expect: int | None, as_workers: bool) -> subprocess.Popen[str]:
     command = [
         sys.executable,
         str(Path(__file__).resolve()),
@@ -90,6 +97,7 @@ def _start(tree: str, files: Sequence[str], expect: int | None) -> subprocess.Po
         "--worker",
         "--expect",
         str(expect or 0),
+        *(["--as-workers"] if as_workers else []),
     ]
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert process.stdin is not None and process.stdout is not None
@@ -108,10 +116,16 @@ def _time(process: subprocess.Popen[str], index: int, threads: int) -> float:
 
 
 def compare(
-    before: str, after: str, files: Sequence[str], rounds: int, threads: int, expect: int | None
+    before: str,
+    after: str,
+    files: Sequence[str],
+    rounds: int,
+    threads: int,
+    expect: int | None,
+    as_workers: bool = False,
 ) -> str:
-    """The markdown table for `files` read by both trees in turn."""
-    workers = [_start(tree, files, expect) for tree in (before, after)]
+    """The markdown table for `files` read by both trees in turn (`as_workers`: see `worker`)."""
+    workers = [_start(tree, files, expect, as_workers) for tree in (before, after)]
     draw = random.Random(20261206)
     times = [[[0.0] * len(files) for _ in range(rounds)] for _ in workers]
     try:
@@ -151,11 +165,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=0, help="reading threads (0: READING_THREADS)")
     parser.add_argument("--expect", type=int, default=0, help="cards to tell the reading (0: untold)")
+    parser.add_argument("--as-workers", action="store_true", help="allocate as each tree's photo workers do")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     expect = args.expect or None
     if args.worker:
-        return worker(args.before, expect)
+        return worker(args.before, expect, args.as_workers)
     threads = args.threads
     if not threads:
         sys.path.insert(0, str(ROOT))
@@ -167,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         files += sorted(glob.glob(args.photos)) if args.photos else []
         if not files:
             parser.error("no photos: give --shows or --photos")
-        print(compare(args.before, args.after, files, args.rounds, threads, expect))
+        print(compare(args.before, args.after, files, args.rounds, threads, expect, args.as_workers))
     return 0
 
 

@@ -12,7 +12,8 @@ photo to before sending it, read twice: as any photo, and as the count page has 
 (``expect=5``: a show's five cards, see `vision.recognise`). Each photo is read once to warm up,
 then timed on one reading thread and on `vision.recognise.READING_THREADS` (the recogniser's own
 threads, as the photo workers read); OpenCV and numpy's BLAS run on ``--threads`` threads (1, as
-in the server's photo workers).
+in the server's photo workers), and malloc keeps freed memory as a photo worker's does
+(`vision.io.malloc_as_photo_workers`).
 
 Prints one markdown table: a row per stage (`vision.recognise.Laps`, on one reading thread, where
 the stages run one after another), the median milliseconds per set, and the total's median and
@@ -41,6 +42,7 @@ import threadpoolctl  # noqa: E402
 
 from vision.classify import default_model  # noqa: E402
 from vision.evaluate import EVALUATION_SEED, SHOW_SIZE, evaluation_library, split_prefixes  # noqa: E402
+from vision.io import malloc_as_photo_workers  # noqa: E402
 from vision.recognise import READING_THREADS, Laps, recognise  # noqa: E402
 from vision.synth import render_show  # noqa: E402
 
@@ -95,6 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cv2.setNumThreads(args.threads)
     threadpoolctl.threadpool_limits(limits=args.threads, user_api="blas")
+    malloc_as_photo_workers()
     default_model()
     sets = shared_sets(args.photos) if args.photos.is_dir() else {}
     expects: dict[str, int] = {}
