@@ -318,7 +318,7 @@ READING_THREADS = 2
 second thread: the broken outlines and the index glyphs beside the card masks' outlines (told
 a count, the edge loops beside the enclosed regions' outlines in `edge_outlines`, then the
 glyphs beside the other masks' and the broken outlines), and
-half of the lone proposals' readings beside the other half (OpenCV and numpy let go of the
+every other lone proposal's reading beside the others' (OpenCV and numpy let go of the
 interpreter while they work). The readings are the same, to the last digit. Measured by
 `bench/bench_recognise.py` (OpenCV on one thread, as in a photo worker): a 1600 px generated
 show 660 ms median on one thread, 471 on two; the shared table photos 0.81-0.84 of their time.
