@@ -534,13 +534,13 @@ def malloc_as_photo_workers() -> None:
     glibc maps each block larger than its threshold on its own (the threshold grows to the
     largest block freed so far), unmaps it when freed, and gives back the heap's free top
     above twice that: a reading's next array of the same size then comes back as fresh pages,
-    each a fault the kernel zeroes (7,000-9,000 a generated show, three quarters of them in
+    each a fault the kernel zeroes (7,000-9,000 a development show, three quarters of them in
     the glyph search, whose float64 summed-area tables were mapped anew every time). Kept, the
     same pages serve again. Read in photo workers (`decode_and_read`, the app's reader, 40
     generated shows and three bridge deals, in turn with and without), the reading took 0.960
     and 0.999 of its median time in two runs (per photo 0.966 and 0.980); the address space a
     reading took rose by 5-6 MiB at the median (95 → 101 MiB of the worker's 200), its most
-    by -4 to +5 (the bridge deal6, 155-182 MiB either way, is the nearest to the limit). The
+    by -4 to +5 (the bridge deal6, 121-182 MiB in any run, is the nearest to the limit). The
     benches call it too, so they time the reading as the workers run it. A no-op where the C
     library is not glibc."""
     _one_malloc_arena()
