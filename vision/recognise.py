@@ -767,10 +767,15 @@ def _read_beside(
     _read_halves(beside, pyramid, firsts, model, known)
     # A group's frames all follow its first: whether that one shows a trace, judged once.
     traced: dict[bytes, bool] = {}
+    read = []
     for proposal in proposals:
-        if proposal.after is not None and (key := frame_key(proposal.after)) not in traced:
-            traced[key] = _traced(known[key])
-    read = [p for p in proposals if p.after is None or traced[frame_key(p.after)]]
+        if proposal.after is not None:
+            key = frame_key(proposal.after)
+            if key not in traced:
+                traced[key] = _traced(known[key])
+            if not traced[key]:
+                continue
+        read.append(proposal)
     _read_halves(beside, pyramid, [p.homography for p in read if p.after is not None], model, known)
     return read_candidates(pyramid, read, model, known), read
 
