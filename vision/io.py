@@ -527,47 +527,34 @@ stays there for the next (`malloc_as_photo_workers`)."""
 
 
 def malloc_as_photo_workers() -> None:
-    """Allocate as a photo worker does (`_limit_self`): every thread from the main arena
-    (`_one_malloc_arena`), and the photo-sized arrays the reading makes and drops by the
-    hundred kept in the heap once freed (`KEEP_FREED_BYTES`).
+    """Allocate as a photo worker does (`_limit_self`): every thread from the main arena, and
+    the photo-sized arrays the reading makes and drops by the hundred kept in the heap once
+    freed (`KEEP_FREED_BYTES`). A no-op where the C library is not glibc.
 
-    glibc maps each block larger than its threshold on its own (the threshold grows to the
-    largest block freed so far), unmaps it when freed, and gives back the heap's free top
-    above twice that: a reading's next array of the same size then comes back as fresh pages,
-    each a fault the kernel zeroes (7,000-9,000 a development show, three quarters of them in
-    the glyph search, whose float64 summed-area tables were mapped anew every time). Kept, the
-    same pages serve again. Read in photo workers (`decode_and_read`, the app's reader, 40
-    generated shows and three bridge deals, in turn with and without), the reading took 0.960
-    and 0.999 of its median time in two runs (per photo 0.966 and 0.980); the address space a
-    reading took rose by 5-6 MiB at the median (95 → 101 MiB of the worker's 200), its most
-    by -4 to +5 (the bridge deal6, 121-182 MiB in any run, is the nearest to the limit). The
-    benches call it too, so they time the reading as the workers run it. A no-op where the C
-    library is not glibc."""
-    _one_malloc_arena()
-    libc = _glibc()
-    if libc is not None:
-        libc.mallopt(M_MMAP_THRESHOLD, KEEP_FREED_BYTES)
-        libc.mallopt(M_TRIM_THRESHOLD, 2 * KEEP_FREED_BYTES)
+    One arena: glibc gives a thread that allocates its own arena, reserving 64 MiB of address
+    space at once. The HEVC decoder's thread did, which left a HEIC photo's reading too little
+    of its budget (measured: +64 MiB after decoding a 0.2 MP HEIC, then the network's matrix
+    product failed), so every HEIC upload was refused as too large.
 
-
-def _glibc() -> ctypes.CDLL | None:
-    """The C library, when it is glibc (it has `mallopt`) on Linux; None elsewhere."""
+    Freed blocks kept: glibc maps each block larger than its threshold on its own (the
+    threshold grows to the largest block freed so far), unmaps it when freed, and gives back the
+    heap's free top above twice that: a reading's next array of the same size then comes back
+    as fresh pages, each a fault the kernel zeroes (7,000-9,000 a development show, three
+    quarters of them in the glyph search, whose float64 summed-area tables were mapped anew
+    every time). Kept, the same pages serve again. Read in photo workers (`decode_and_read`,
+    the app's reader, 40 generated shows and three bridge deals, in turn with and without), the
+    reading took 0.960 and 0.999 of its median time in two runs (per photo 0.966 and 0.980); the
+    address space a reading took rose by 5-6 MiB at the median (95 → 101 MiB of the worker's
+    200), its most by -4 to +5 (the bridge deal6, 121-182 MiB in any run, is the nearest to the
+    limit). The benches call it too, so they time the reading as the workers run it."""
     name = ctypes.util.find_library("c")
     if not sys.platform.startswith("linux") or name is None:
-        return None
+        return
     libc = ctypes.CDLL(name)
-    return libc if hasattr(libc, "mallopt") else None
-
-
-def _one_malloc_arena() -> None:
-    """Have every thread of this process allocate from the main malloc arena. glibc gives a
-    thread that allocates its own arena, reserving 64 MiB of address space at once: the HEVC
-    decoder's thread did, which left a HEIC photo's reading too little of its budget (measured:
-    +64 MiB after decoding a 0.2 MP HEIC, then the network's matrix product failed), so every
-    HEIC upload was refused as too large. A no-op where the C library is not glibc."""
-    libc = _glibc()
-    if libc is not None:
+    if hasattr(libc, "mallopt"):
         libc.mallopt(M_ARENA_MAX, 1)
+        libc.mallopt(M_MMAP_THRESHOLD, KEEP_FREED_BYTES)
+        libc.mallopt(M_TRIM_THRESHOLD, 2 * KEEP_FREED_BYTES)
 
 
 def _proc_status() -> dict[str, int]:
