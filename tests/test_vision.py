@@ -555,12 +555,23 @@ def test_a_model_reads_alike_after_saving_and_from_many_threads(tmp_path: Path) 
             np.testing.assert_allclose(got.suit, want.suit, rtol=1e-5, atol=1e-9)
 
 
+def _one_patchs_features(stretched: np.ndarray, darkness: np.ndarray, redness: np.ndarray) -> np.ndarray:
+    """A patch's feature row worked out alone, the patch the whole image: the two gradient
+    histograms of its stretched grey, its darkness shrunk to half, its redness to a quarter."""
+    from vision.classify import _HOG, _HOG_FINE
+
+    coarse = cv2.resize(darkness, (PATCH_WIDTH_PX // 2, PATCH_HEIGHT_PX // 2), interpolation=cv2.INTER_AREA)
+    red = cv2.resize(redness, (PATCH_WIDTH_PX // 4, PATCH_HEIGHT_PX // 4), interpolation=cv2.INTER_AREA)
+    histograms = [_HOG.compute(stretched).ravel(), _HOG_FINE.compute(stretched).ravel()]
+    return np.concatenate([*histograms, coarse.ravel(), red.ravel()]).astype(np.float32)
+
+
 def test_the_perceptrons_features_of_a_batch_are_each_patchs_own() -> None:
     # Worked out for the batch at once, stacked into one image (`features_of_maps`): each row
-    # is the one its patch gives alone, with OpenCV's borders (`_features`), to the bit. Patches
-    # of one grey, and of the darkest and lightest greys side by side, meet their neighbours'
-    # edges where a reflection from the wrong patch would show.
-    from vision.classify import _features, feature_length, features_of_maps, ink_maps
+    # is the one its patch gives alone, with OpenCV's borders (`_one_patchs_features`), to the
+    # bit. Patches of one grey, and of the darkest and lightest greys side by side, meet their
+    # neighbours' edges where a reflection from the wrong patch would show.
+    from vision.classify import feature_length, features_of_maps, ink_maps
 
     patches, _ = _show_patches()
     maps = ink_maps(patches)
@@ -574,7 +585,7 @@ def test_the_perceptrons_features_of_a_batch_are_each_patchs_own() -> None:
     assert together.shape == (len(maps), feature_length())
     for i, patch in enumerate(maps):
         stretched = np.round((1.0 - patch[0]) * 255.0).astype(np.uint8)
-        np.testing.assert_array_equal(_features(stretched, patch[0], patch[1]), together[i])
+        np.testing.assert_array_equal(_one_patchs_features(stretched, patch[0], patch[1]), together[i])
     np.testing.assert_array_equal(features_of_maps(maps[::-1]), together[::-1])
     assert features_of_maps(maps[:0]).shape == (0, feature_length())
 

@@ -90,8 +90,9 @@ def patch_features(patches: NDArray[np.uint8]) -> NDArray[np.float32]:
 
 
 def features_of_maps(maps: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Feature rows for the `ink_maps` of some patches: each patch's `_features`, worked out for
-    the whole batch in one call of each OpenCV function, to the bit.
+    """Feature rows for the `ink_maps` of some patches: each patch's two gradient histograms of
+    its stretched grey, its darkness shrunk to half and its redness to a quarter, worked out for
+    the whole batch in one call of each OpenCV function, each row what its patch gives alone.
 
     The gradient histograms read the patches stacked into one image, each framed by the two
     rows its own borders would reflect (`_stacked`), at one window a patch; the coarse maps
@@ -135,22 +136,7 @@ def _stacked(patches: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], list[tuple[
 @functools.cache
 def feature_length() -> int:
     """Number of features per patch."""
-    blank = np.zeros((PATCH_HEIGHT_PX, PATCH_WIDTH_PX), np.float32)
-    return int(_features(np.full(blank.shape, 255, np.uint8), blank, blank).shape[0])
-
-
-def _features(
-    stretched: NDArray[np.uint8], darkness: NDArray[np.float32], redness: NDArray[np.float32]
-) -> NDArray[np.float32]:
-    """One patch's feature row, from its stretched grey (`features_of_maps`) and its darkness and
-    redness: its two gradient histograms, its darkness shrunk to half and its redness to a
-    quarter."""
-    hog = np.asarray(_HOG.compute(stretched), np.float32).ravel()
-    hog_fine = np.asarray(_HOG_FINE.compute(stretched), np.float32).ravel()
-    coarse = cv2.resize(darkness, (PATCH_WIDTH_PX // 2, PATCH_HEIGHT_PX // 2), interpolation=cv2.INTER_AREA)
-    red = cv2.resize(redness, (PATCH_WIDTH_PX // 4, PATCH_HEIGHT_PX // 4), interpolation=cv2.INTER_AREA)
-    row = np.concatenate([hog, hog_fine, coarse.ravel(), red.ravel()])
-    return cast("NDArray[np.float32]", row.astype(np.float32))
+    return int(features_of_maps(np.zeros((1, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX), np.float32)).shape[1])
 
 
 def screen_features(maps: NDArray[np.float32]) -> NDArray[np.float32]:
