@@ -1274,6 +1274,32 @@ def test_the_sampled_gradient_is_sobels_at_every_fourth_pixel() -> None:
         assert np.floor([after, 0.4 * after]).tolist() == np.floor([before, 0.4 * before]).tolist()
 
 
+def test_an_ellipse_worked_as_rectangles_is_opencvs_ellipse() -> None:
+    # The masks' large closings and the shadow's light (`ellipse_morphology`) are worked as the
+    # ellipse's rectangles from `ELLIPSE_IN_RECTANGLES_FROM` on: the same pixels as OpenCV's
+    # ellipse, for every operation and every size up to 41, on a photo's card mask, its grey
+    # image, noise, and images smaller than the ellipse, where the border decides.
+    from vision.detect import card_masks, prepare
+    from vision.detect.prepare import ELLIPSE_IN_RECTANGLES_FROM, ellipse_morphology
+
+    rng = np.random.default_rng(3)
+    photo = prepare(load_image(render_show(40_007, harsh=False).jpeg_bytes()).pixels)
+    speckled = ((rng.random((200, 300)) > 0.8) * 255).astype(np.uint8)
+    images = [card_masks(photo)[0], cv2.pyrDown(photo.gray), speckled]
+    images += [rng.integers(0, 256, size, dtype=np.uint8) for size in ((1, 1), (1, 40), (40, 1), (9, 13))]
+    operations = (cv2.MORPH_DILATE, cv2.MORPH_ERODE, cv2.MORPH_CLOSE, cv2.MORPH_OPEN)
+    sizes = [3, 5, ELLIPSE_IN_RECTANGLES_FROM, *range(ELLIPSE_IN_RECTANGLES_FROM + 2, 43, 2)]
+    for size in sizes:
+        ellipse = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+        for image in images if size <= 21 else images[2:]:
+            for operation in operations:
+                found = ellipse_morphology(image, operation, size)
+                expected = cv2.morphologyEx(image, operation, ellipse)
+                assert found.tobytes() == expected.tobytes(), (size, operation)
+    with pytest.raises(ValueError, match="not operation"):
+        ellipse_morphology(images[2], cv2.MORPH_GRADIENT, 21)
+
+
 def test_the_edge_orientation_worked_in_bands_is_the_plain_formula() -> None:
     # Worked out band by band (`EDGE_BANDS`), each band from two rows more either side, and
     # with another thread taking bands and tables as they are forked: the tables of the photo

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.detect.prepare import PREPARE, Prepared, odd_kernel
+from vision.detect.prepare import PREPARE, Prepared, ellipse_morphology, odd_kernel
 from vision.detect.proposal import Proposal, Stage, card_corners_from_frame, stop_if
 from vision.geometry import (
     ROTATE_HALF_TURN,
@@ -118,7 +118,7 @@ def mask_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]], stop: Event |
     image_area = float(h * w)
     blobs: list[Blob] = []
     small = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    large = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (odd_kernel(OUTLINES.close_index * max(h, w)),) * 2)
+    large = odd_kernel(OUTLINES.close_index * max(h, w))
     for mask in masks:
         # Close the ink of pips inside the card and open away thin bridges; a second, wider
         # closing also fills index glyphs that bite into a small card's edge. The closed mask
@@ -126,7 +126,7 @@ def mask_blobs(prepared: Prepared, masks: list[NDArray[np.uint8]], stop: Event |
         # border, which the opening would cut.
         closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, small)
         fine = cv2.morphologyEx(closed, cv2.MORPH_OPEN, small)
-        for variant in (closed, fine, cv2.morphologyEx(fine, cv2.MORPH_CLOSE, large)):
+        for variant in (closed, fine, ellipse_morphology(fine, cv2.MORPH_CLOSE, large)):
             stop_if(stop)
             # OpenCV traces the mask inside a frame of background of its own, so a card that
             # fills the photo still has an outline (the same contours, point for point, as a
@@ -172,9 +172,9 @@ def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
     h, w = prepared.gray.shape
     image_area = float(h * w)
     edges = prepared.edges
-    bridge = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (odd_kernel(OUTLINES.gap_bridge * max(h, w)),) * 2)
+    bridge = odd_kernel(OUTLINES.gap_bridge * max(h, w))
     bridged, _ = cv2.findContours(
-        cv2.morphologyEx(edges, cv2.MORPH_CLOSE, bridge), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE
+        ellipse_morphology(edges, cv2.MORPH_CLOSE, bridge), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE
     )
     blobs = []
     for contours, unbridged in ((prepared.edge_contours, True), (bridged, False)):
