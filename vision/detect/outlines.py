@@ -184,13 +184,14 @@ def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
                 continue  # an open trace, unbridged: not one card's outline
             if not _inked(prepared, contour):
                 continue
-            hull_area = float(cv2.contourArea(cv2.convexHull(contour)))
+            hull = cv2.convexHull(contour)
+            hull_area = float(cv2.contourArea(hull))
             if not PREPARE.min_card_area_px <= hull_area <= OUTLINES.max_card_area * image_area:
                 continue
             (_, _), (a, b), _ = cv2.minAreaRect(contour)
             if hull_area < OUTLINES.hull_rect_fill * a * b:
                 continue  # not four-sided (fitting is the costly step, so rule it out first)
-            quad = _fit(prepared, contour, filled=False)
+            quad = _fit(prepared, contour, filled=False, hull=hull)
             if quad is None:
                 continue
             fills = area >= OUTLINES.min_quad_fill * quad_area(quad)
@@ -200,8 +201,13 @@ def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
     return blobs
 
 
-def _fit(prepared: Prepared, contour: NDArray[np.int32], filled: bool = True) -> Quad | None:
-    """`fit_quad(contour, filled)`, fitted once per distinct contour in a photo
+def _fit(
+    prepared: Prepared,
+    contour: NDArray[np.int32],
+    filled: bool = True,
+    hull: cv2.typing.MatLike | None = None,
+) -> Quad | None:
+    """`fit_quad(contour, filled, hull)`, fitted once per distinct contour in a photo
     (`Prepared.fits`): the fill test is the only step `filled` changes, so it is made here, on
     the outline fitted without it."""
     points = np.ascontiguousarray(contour, np.int32)
@@ -209,7 +215,7 @@ def _fit(prepared: Prepared, contour: NDArray[np.int32], filled: bool = True) ->
     if key in prepared.fits:
         quad = prepared.fits[key]
     else:
-        quad = prepared.fits[key] = fit_quad(points, filled=False)
+        quad = prepared.fits[key] = fit_quad(points, filled=False, hull=hull)
     if quad is None or not filled:
         return quad
     return quad if float(cv2.contourArea(points)) / quad_area(quad) >= OUTLINES.min_quad_fill else None
@@ -260,7 +266,9 @@ def _edge_support(edges: NDArray[np.uint8], quad: Quad) -> float:
     return float((edges[y[inside], x[inside]] > 0).sum()) / len(points)
 
 
-def fit_quad(contour: NDArray[np.int32], filled: bool = True) -> Quad | None:
+def fit_quad(
+    contour: NDArray[np.int32], filled: bool = True, hull: cv2.typing.MatLike | None = None
+) -> Quad | None:
     """The card outline of a blob, or None if the blob is not one whole card. A `filled`
     contour bounds a region, which must fill most of the quad; an unfilled one is a traced
     line, judged by the caller.
@@ -271,11 +279,13 @@ def fit_quad(contour: NDArray[np.int32], filled: bool = True) -> Quad | None:
 
     A photo fits a few hundred blobs, most of them a few hundred points long, so the small
     sums here are worked on plain floats: numpy's call on a 2-vector costs more than the
-    arithmetic (its arrays took three quarters of the fitting time, 240 us a blob).
+    arithmetic (its arrays took three quarters of the fitting time, 240 us a blob). `hull`:
+    the contour's convex hull (`cv2.convexHull`), when the caller has it already: a textured
+    blob's takes a millisecond.
     """
-    hull = cv2.convexHull(contour)
-    perimeter = cv2.arcLength(hull, True)
-    poly = np.asarray(cv2.approxPolyDP(hull, OUTLINES.hull_approx * perimeter, True), np.float64).reshape(
+    outline = cv2.convexHull(contour) if hull is None else hull
+    perimeter = cv2.arcLength(outline, True)
+    poly = np.asarray(cv2.approxPolyDP(outline, OUTLINES.hull_approx * perimeter, True), np.float64).reshape(
         -1, 2
     )
     if len(poly) < 4:
