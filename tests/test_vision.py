@@ -1300,6 +1300,61 @@ def test_an_ellipse_worked_as_rectangles_is_opencvs_ellipse() -> None:
         ellipse_morphology(images[2], cv2.MORPH_GRADIENT, 21)
 
 
+def test_the_index_frames_are_the_corner_homographies_to_the_bit() -> None:
+    # A rank's frames (`_index_frames`) are worked on plain floats and made one array: the same
+    # bits as each frame made by `corner_homography` from numpy's 2-vectors, and the edges'
+    # dominant direction from numpy's scalars, for ranks all over a show, every way turned,
+    # at the sizes the rank gives and at widths given.
+    import math
+
+    from vision.detect import edge_orientation
+    from vision.detect.index_pairs import PAIRS, _index_frames
+    from vision.geometry import corner_homography, quarter_turn
+
+    def dominant(edges: EdgeOrientation, centre: np.ndarray, half: float) -> tuple[float, float]:
+        h, w = edges.strength.shape[0] - 1, edges.strength.shape[1] - 1
+        x0, y0 = max(int(centre[0] - half), 0), max(int(centre[1] - half), 0)
+        x1, y1 = min(int(centre[0] + half) + 1, w), min(int(centre[1] + half) + 1, h)
+        if x1 <= x0 or y1 <= y0:
+            return 0.0, 0.0
+        tables = (edges.cos4, edges.sin4, edges.strength)
+        c, s, m = (float(t[y1, x1] - t[y0, x1] - t[y1, x0] + t[y0, x0]) for t in tables)
+        return (0.0, 0.0) if m <= 0 else (math.atan2(s, c) / 4.0, math.hypot(c, s) / m)
+
+    def frames(centre: np.ndarray, rank: float, towards: float, widths: list[float] | None) -> list:
+        directions = [towards]
+        angle, coherence = dominant(edges, centre, PAIRS.edge_window * rank)
+        if coherence >= PAIRS.min_coherence:
+            snapped = angle + round((towards - angle) / (math.pi / 2)) * math.pi / 2
+            if abs(towards - snapped) <= PAIRS.same_direction:
+                directions = [snapped]
+            elif abs(towards - snapped) <= PAIRS.max_suit_offset:
+                directions = [snapped, towards]
+        made = []
+        for direction in directions:
+            down = np.array([math.cos(direction), math.sin(direction)])
+            across = -quarter_turn(down)
+            for width in widths or [rank / share for share in PAIRS.rank_share_of_width]:
+                origin = centre - PAIRS.rank_centre[0] * width * across - PAIRS.rank_centre[1] * width * down
+                made.append(corner_homography(origin, across * width, down * width))
+        return made
+
+    gray = cv2.cvtColor(load_image(render_show(40_007, harsh=False).jpeg_bytes()).pixels, cv2.COLOR_BGR2GRAY)
+    edges = edge_orientation(gray)
+    rng = np.random.default_rng(13)
+    h, w = gray.shape
+    tried = 0
+    for _ in range(400):
+        centre = rng.uniform((-20.0, -20.0), (w + 20.0, h + 20.0))
+        rank, towards = float(rng.uniform(3.0, 60.0)), float(rng.uniform(-math.pi, math.pi))
+        for widths in (None, [float(rng.uniform(20.0, 200.0)) for _ in range(3)]):
+            expected = frames(centre, rank, towards, widths)
+            found = _index_frames(centre, rank, towards, edges, widths)
+            assert [f.tobytes() for f in found] == [e.tobytes() for e in expected]
+            tried += len(found)
+    assert tried > 2_000
+
+
 def test_the_edge_orientation_worked_in_bands_is_the_plain_formula() -> None:
     # Worked out band by band (`EDGE_BANDS`), each band from two rows more either side, and
     # with another thread taking bands and tables as they are forked: the tables of the photo
