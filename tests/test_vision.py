@@ -253,8 +253,9 @@ def test_order_quad_starts_on_a_short_side_clockwise() -> None:
 
 
 def test_order_quad_is_the_rolled_norms_order_to_the_bit() -> None:
-    # Sides are measured without np.roll and np.linalg.norm, for speed: every quad must come
-    # out as those give it, bit for bit, ties of whole-pixel quads included.
+    # The middle and the sides are worked out on plain floats, for speed: every quad must come
+    # out as numpy's mean, np.roll and np.linalg.norm give it, bit for bit, ties of whole-pixel
+    # quads and corners at -0 included.
     def rolled(points: np.ndarray) -> tuple[np.ndarray, bool]:
         pts = np.asarray(points, np.float64).reshape(4, 2)
         centre = pts.mean(axis=0)
@@ -266,6 +267,7 @@ def test_order_quad_is_the_rolled_norms_order_to_the_bit() -> None:
     rng = np.random.default_rng(11)
     quads = [rng.random((4, 2)) * 1000 for _ in range(2000)]
     quads += [np.round(rng.random((4, 2)) * 9) for _ in range(2000)]
+    quads += [-np.round(rng.random((4, 2)) * 2) for _ in range(500)]  # -0 corners, and all at -0
     turned = 0
     for quad in quads:
         theirs, turn = rolled(quad)
