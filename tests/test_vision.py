@@ -1196,13 +1196,14 @@ def test_outlines_found_twice_are_kept_once_as_every_pair_compared_says() -> Non
 
 def test_a_contour_fitted_again_gets_the_outline_fitting_it_gives() -> None:
     from vision.detect import card_masks, fit_quad, prepare
-    from vision.detect.outlines import _card_sized, _fit
+    from vision.detect.outlines import _fit
+    from vision.detect.prepare import card_sized_contours
 
     # The masks trace many contours point for point alike; each is fitted once per photo, and
     # what a second fit (filled or not) gets must be what fitting it afresh gives.
     prepared = prepare(load_image(render_show(40_002, harsh=False).jpeg_bytes()).pixels)
     traced = [cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0] for m in card_masks(prepared)]
-    contours = [c for found in [*traced, prepared.edge_contours] for c in _card_sized(found)]
+    contours = [c for found in traced for c in card_sized_contours(found)] + prepared.edge_contours
     assert len(contours) > 20
     fitted = 0
     for _ in range(2):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from threading import Event
 from typing import cast
@@ -21,7 +20,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.detect.prepare import PREPARE, Prepared, ellipse_morphology, odd_kernel
+from vision.detect.prepare import PREPARE, Prepared, card_sized_contours, ellipse_morphology, odd_kernel
 from vision.detect.proposal import Proposal, Stage, card_corners_from_frame, stop_if
 from vision.geometry import (
     ROTATE_HALF_TURN,
@@ -149,7 +148,7 @@ def edge_loop_blobs(prepared: Prepared) -> list[Blob]:
     blobs: list[Blob] = []
     # Closed edge loops (the classic "find squares" approach) catch cards touching each other
     # or lying on a table as light as they are.
-    for contour in _card_sized(prepared.edge_contours):
+    for contour in prepared.edge_contours:
         area = float(cv2.contourArea(contour))
         sized = PREPARE.min_card_area_px <= area <= OUTLINES.max_card_area * image_area
         if sized and _inked(prepared, contour):
@@ -177,8 +176,8 @@ def broken_outline_blobs(prepared: Prepared) -> list[Blob]:
         ellipse_morphology(edges, cv2.MORPH_CLOSE, bridge), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE
     )
     blobs = []
-    for contours, unbridged in ((prepared.edge_contours, True), (bridged, False)):
-        for contour in _card_sized(contours):
+    for contours, unbridged in ((prepared.edge_contours, True), (card_sized_contours(bridged), False)):
+        for contour in contours:
             area = float(cv2.contourArea(contour))
             if unbridged and area < PREPARE.min_card_area_px:
                 continue  # an open trace, unbridged: not one card's outline
@@ -242,19 +241,6 @@ def _side_points(quads: NDArray[np.float64]) -> NDArray[np.float64]:
     steps = np.linspace(0.1, 0.9, 40)[None, None, :, None]
     starts, ends = quads[:, :, None, :], np.roll(quads, -1, axis=1)[:, :, None, :]
     return cast("NDArray[np.float64]", (starts + steps * (ends - starts)).reshape(len(quads), -1, 2))
-
-
-def _card_sized(contours: Sequence[cv2.typing.MatLike]) -> list[NDArray[np.int32]]:
-    """The contours whose bounding box could hold a card (tens of thousands of specks of
-    texture are ruled out in one array pass)."""
-    if not contours:
-        return []
-    counts = np.array([len(c) for c in contours])
-    points = np.concatenate(contours).reshape(-1, 2)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    low, high = np.minimum.reduceat(points, starts), np.maximum.reduceat(points, starts)
-    boxes = np.prod(high - low + 1, axis=1)
-    return [np.asarray(contours[int(i)], np.int32) for i in np.flatnonzero(boxes >= PREPARE.min_card_area_px)]
 
 
 def _edge_support(edges: NDArray[np.uint8], quad: Quad) -> float:

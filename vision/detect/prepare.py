@@ -92,10 +92,25 @@ class Prepared:
         return {}
 
     @functools.cached_property
-    def edge_contours(self) -> Sequence[cv2.typing.MatLike]:
-        """Every trace of `edges` (outer borders and holes), found once: two detectors fit them."""
+    def edge_contours(self) -> list[NDArray[np.int32]]:
+        """The traces of `edges` (outer borders and holes) whose bounding box could hold a card
+        (`card_sized_contours`), found once: two detectors fit them, and a busy table's edges
+        trace twenty thousand specks, 1-3 ms to rule out."""
         contours, _ = cv2.findContours(self.edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
-        return contours
+        return card_sized_contours(contours)
+
+
+def card_sized_contours(contours: Sequence[cv2.typing.MatLike]) -> list[NDArray[np.int32]]:
+    """The contours whose bounding box could hold a card (tens of thousands of specks of
+    texture are ruled out in one array pass)."""
+    if not contours:
+        return []
+    counts = np.array([len(c) for c in contours])
+    points = np.concatenate(contours).reshape(-1, 2)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    low, high = np.minimum.reduceat(points, starts), np.maximum.reduceat(points, starts)
+    boxes = np.prod(high - low + 1, axis=1)
+    return [np.asarray(contours[int(i)], np.int32) for i in np.flatnonzero(boxes >= PREPARE.min_card_area_px)]
 
 
 def prepare(bgr: NDArray[np.uint8]) -> Prepared:
