@@ -1306,12 +1306,13 @@ def test_an_ellipse_worked_as_rectangles_is_opencvs_ellipse() -> None:
 def test_the_index_frames_are_the_corner_homographies_to_the_bit() -> None:
     # A rank's frames (`_index_frames`) are worked on plain floats and made one array: the same
     # bits as each frame made by `corner_homography` from numpy's 2-vectors, and the edges'
-    # dominant direction from numpy's scalars, for ranks all over a show, every way turned,
-    # at the sizes the rank gives and at widths given.
+    # dominant direction from numpy's scalars (the directions then chosen as `_index_frames`
+    # chooses them), for ranks all over a show, every way turned, at the sizes the rank gives
+    # and at widths given.
     import math
 
     from vision.detect import edge_orientation
-    from vision.detect.index_pairs import PAIRS, _index_frames
+    from vision.detect.index_pairs import PAIRS, _index_frames, frame_directions
     from vision.geometry import corner_homography, quarter_turn
 
     def dominant(edges: EdgeOrientation, centre: np.ndarray, half: float) -> tuple[float, float]:
@@ -1325,14 +1326,7 @@ def test_the_index_frames_are_the_corner_homographies_to_the_bit() -> None:
         return (0.0, 0.0) if m <= 0 else (math.atan2(s, c) / 4.0, math.hypot(c, s) / m)
 
     def frames(centre: np.ndarray, rank: float, towards: float, widths: list[float] | None) -> list:
-        directions = [towards]
-        angle, coherence = dominant(edges, centre, PAIRS.edge_window * rank)
-        if coherence >= PAIRS.min_coherence:
-            snapped = angle + round((towards - angle) / (math.pi / 2)) * math.pi / 2
-            if abs(towards - snapped) <= PAIRS.same_direction:
-                directions = [snapped]
-            elif abs(towards - snapped) <= PAIRS.max_suit_offset:
-                directions = [snapped, towards]
+        directions = frame_directions(towards, *dominant(edges, centre, PAIRS.edge_window * rank))
         made = []
         for direction in directions:
             down = np.array([math.cos(direction), math.sin(direction)])

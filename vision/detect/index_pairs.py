@@ -361,6 +361,22 @@ def joined_frame_groups(
     return groups
 
 
+def frame_directions(towards: float, angle: float, coherence: float) -> list[float]:
+    """The card's down directions (radians) to frame a rank at, near `towards` (rank to suit):
+    snapped to the edges around it, whose dominant direction is `angle` (mod 90 degrees) at
+    `coherence` (`EdgeOrientation.dominant`), when they are clear; both when they disagree a
+    little; `towards` alone otherwise."""
+    if coherence < PAIRS.min_coherence:
+        return [towards]
+    # Of angle + k * 90 degrees, the one nearest the rank-to-suit direction.
+    snapped = angle + round((towards - angle) / (math.pi / 2)) * math.pi / 2
+    if abs(towards - snapped) <= PAIRS.same_direction:
+        return [snapped]
+    if abs(towards - snapped) <= PAIRS.max_suit_offset:
+        return [snapped, towards]
+    return [towards]
+
+
 def _index_frames(
     centre: NDArray[np.float64],
     rank_size: float,
@@ -371,15 +387,7 @@ def _index_frames(
     """Card frames for a rank glyph at `centre`, the card's down direction near `towards`
     (radians), snapped to the card edges around it when they are clear; the card widths to try
     are `widths`, or those the rank's size gives (`PAIRS.rank_share_of_width`)."""
-    directions = [towards]
-    angle, coherence = edges.dominant(centre, PAIRS.edge_window * rank_size)
-    if coherence >= PAIRS.min_coherence:
-        # Of angle + k * 90 degrees, the one nearest the rank-to-suit direction.
-        snapped = angle + round((towards - angle) / (math.pi / 2)) * math.pi / 2
-        if abs(towards - snapped) <= PAIRS.same_direction:
-            directions = [snapped]
-        elif abs(towards - snapped) <= PAIRS.max_suit_offset:
-            directions = [snapped, towards]
+    directions = frame_directions(towards, *edges.dominant(centre, PAIRS.edge_window * rank_size))
     # `corner_homography(origin, across * width, down * width)` for each direction and width,
     # worked on plain floats in numpy's order of operations and made one array: a photo places
     # about 360 ranks, 1,100 frames, and the 2-vectors' arrays took two thirds of the time.
