@@ -161,6 +161,8 @@ def ellipse_morphology(image: cv2.typing.MatLike, operation: int, size: int) -> 
     works it; each rectangle's row here grows from the one before, narrower (see
     `ellipse_rectangles`). Outside the image counts for nothing either way, as OpenCV's
     default border does."""
+    if operation not in (cv2.MORPH_DILATE, cv2.MORPH_ERODE, cv2.MORPH_CLOSE, cv2.MORPH_OPEN):
+        raise ValueError(f"ellipse_morphology works dilate, erode, close and open, not operation {operation}")
     if size < ELLIPSE_IN_RECTANGLES_FROM:
         ellipse = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
         return np.asarray(cv2.morphologyEx(image, operation, ellipse), np.uint8)
@@ -168,8 +170,6 @@ def ellipse_morphology(image: cv2.typing.MatLike, operation: int, size: int) -> 
         return _by_rectangles(_by_rectangles(image, size, True), size, False)
     if operation == cv2.MORPH_OPEN:
         return _by_rectangles(_by_rectangles(image, size, False), size, True)
-    if operation not in (cv2.MORPH_DILATE, cv2.MORPH_ERODE):
-        raise ValueError(f"ellipse_morphology works dilate, erode, close and open, not operation {operation}")
     return _by_rectangles(image, size, operation == cv2.MORPH_DILATE)
 
 
