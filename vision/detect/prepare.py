@@ -265,7 +265,7 @@ def _edge_regions(edges: NDArray[np.uint8]) -> NDArray[np.uint8]:
 
 def paper_regions(masks: list[NDArray[np.uint8]]) -> NDArray[np.uint8]:
     """Where cards may be: card-sized regions of the masks with every hole filled."""
-    return _filled(masks[0].shape, [[contour for contour, _ in sized] for sized in _card_sized(masks)])
+    return _filled(masks[0].shape, [[contour for contour, _ in sized] for sized in _mask_regions(masks)])
 
 
 def paper_and_notches(masks: list[NDArray[np.uint8]]) -> tuple[NDArray[np.uint8], NDArray[np.uint8]]:
@@ -280,7 +280,7 @@ def paper_and_notches(masks: list[NDArray[np.uint8]]) -> tuple[NDArray[np.uint8]
     regions, or a card and a light streak of the table, are not joined across the table
     between them. The straight-edge search keeps the first: its Hough transform answers to
     every edge pixel let in, and with the notches let in too it found and lost cards by chance."""
-    per_mask = _card_sized(masks)
+    per_mask = _mask_regions(masks)
     paper = _filled(masks[0].shape, [[contour for contour, _ in sized] for sized in per_mask])
     notched = paper.copy()
     h, w = paper.shape
@@ -302,7 +302,7 @@ def paper_and_notches(masks: list[NDArray[np.uint8]]) -> tuple[NDArray[np.uint8]
     return paper, notched
 
 
-def _card_sized(masks: list[NDArray[np.uint8]]) -> list[list[tuple[cv2.typing.MatLike, float]]]:
+def _mask_regions(masks: list[NDArray[np.uint8]]) -> list[list[tuple[cv2.typing.MatLike, float]]]:
     """For each mask, the outer contours of its regions of at least `min_card_area_px`, with
     their areas."""
     per_mask = []
