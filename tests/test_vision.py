@@ -2556,6 +2556,35 @@ def test_a_tight_deal_shows_each_cards_own_index_and_little_more() -> None:
     assert medians[2] < INDEX_REGION[0] < float(np.median(loose_steps))
 
 
+def test_a_card_grid_is_sampled_where_each_frame_puts_its_points() -> None:
+    from vision.geometry import sample_card_grid
+
+    # Frames that put every grid point on a pixel's centre: one scaled and moved, one turned a
+    # quarter, one with a perspective row (dividing by 2, exactly) and one degenerate, which
+    # samples the photo's border where its points are nowhere (at -1, -1: the corner pixel).
+    rng = np.random.default_rng(11)
+    image = rng.integers(0, 256, (120, 160), dtype=np.uint8)
+    xs, ys = np.arange(0.0, 2.0, 0.25), np.arange(-1.0, 1.5, 0.5)
+    frames = np.array(
+        [
+            [[8.0, 0.0, 40.0], [0.0, 8.0, 30.0], [0.0, 0.0, 1.0]],
+            [[0.0, -8.0, 100.0], [8.0, 0.0, 50.0], [0.0, 0.0, 1.0]],
+            [[16.0, 0.0, 120.0], [0.0, 16.0, 100.0], [0.0, 0.0, 2.0]],
+            np.zeros((3, 3)),
+        ]
+    )
+    sampled = sample_card_grid(image, frames, xs, ys)
+    assert sampled.shape == (4, len(ys), len(xs))
+    x, y = np.meshgrid(xs, ys)
+    expected = [
+        image[(30 + 8 * y).astype(int), (40 + 8 * x).astype(int)],
+        image[(50 + 8 * x).astype(int), (100 - 8 * y).astype(int)],
+        image[(50 + 8 * y).astype(int), (60 + 8 * x).astype(int)],
+        np.full(x.shape, image[0, 0]),
+    ]
+    assert np.array_equal(sampled, np.array(expected, np.float32))
+
+
 def test_a_cards_frame_is_stepped_onto_the_edges_of_the_cards_slid_under_and_over_it() -> None:
     from vision.geometry import CARD_ASPECT, card_homography
     from vision.recognise import _cascade_steps
