@@ -2168,6 +2168,36 @@ def test_frames_read_before_are_looked_up_as_read_afresh() -> None:
     assert read < len(known) <= len(proposals)
 
 
+def test_frames_read_in_halves_are_read_as_whole_even_when_the_second_thread_is_busy() -> None:
+    # The fan steps' frames are read half on the second thread, which may still be lifting the
+    # shadows: a half still waiting there is read on the calling thread instead, and either way
+    # every frame reads as it does read alone, once.
+    import threading
+
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    from vision.detect import card_masks, find_blobs, outline_proposals, prepare, unique_quads
+
+    pixels = load_image(render_show(40_244, harsh=False).jpeg_bytes()).pixels
+    prepared, pyramid, model = prepare(pixels), module.build_pyramid(pixels), module.default_model()
+    proposals = outline_proposals(unique_quads(find_blobs(prepared, card_masks(prepared))))
+    frames = [proposal.homography for proposal in proposals]
+    assert len(frames) > 40
+    rank, suit = module.read_frames(pyramid, frames, model)
+    alone = {module.frame_key(f): (r, s) for f, r, s in zip(frames, rank, suit, strict=True)}
+    for busy in (False, True):
+        release = threading.Event()
+        with module._Beside(2) as beside:
+            # Busy: the second thread waits to be freed once the frames are read (or gives up).
+            stage = beside.run(release.wait, 10.0) if busy else None
+            known: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+            module._read_halves(beside, pyramid, frames + frames[:5], model, known)
+            release.set()
+            assert stage is None or stage.result() is True
+        assert known.keys() == alone.keys()
+        for key, (r, s) in known.items():
+            assert np.array_equal(r, alone[key][0]) and np.array_equal(s, alone[key][1])
+
+
 def test_a_glyph_pairs_other_frames_are_read_only_when_its_first_shows_a_trace(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

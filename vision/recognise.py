@@ -504,7 +504,7 @@ def recognise(
         # Read untold, a photo with a card read always wants its shadows' lift (`under_shadow`):
         # made on the second thread, idle while the merge and the fan steps run.
         lift = beside.run(lift_shadow, loaded.pixels) if expect is None else None
-        kept = kept_cards(pyramid, candidates, model, laps, expect)
+        kept = kept_cards(pyramid, candidates, model, laps, expect, beside)
         kept += under_shadow(loaded.pixels, kept, model, threads, expect, lift)
     lap("shadow")
     detections = [
@@ -547,16 +547,17 @@ def kept_cards(
     model: IndexModel,
     laps: Laps | None = None,
     expect: int | None = None,
+    beside: _Beside | None = None,
 ) -> list[Candidate]:
     """The cards that `find_candidates` found in the image whose `pyramid` is given, one
     candidate each: calibrated and merged, then the fan steps, the second look and the count
-    (`laps` and `expect`: see `recognise`)."""
+    (`laps` and `expect`: see `recognise`; `beside`: see `fan_neighbours`)."""
     lap = _no_lap if laps is None else laps.lap
     calibrated = calibrate(candidates, model)
     kept = merge(calibrated)
     lap("merge")
     if expect is None or len(kept) < expect:
-        kept += fan_neighbours(pyramid, candidates, kept, model)
+        kept += fan_neighbours(pyramid, candidates, kept, model, beside)
     lap("fan steps")
     if expect is not None and 0 < expect - len(kept) <= SECOND_LOOK_SHORT:
         # One card at a time, each found card then explaining its own lone readings.
@@ -802,7 +803,12 @@ def _read_halves(
         return
     beside_half = beside.run(_read_into, pyramid, unread[::2], model, known)
     _read_into(pyramid, unread[1::2], model, known)
-    beside_half.result()
+    # Still waiting behind another stage on the second thread (the shadows' lift, while the fan
+    # steps run): read here instead.
+    if isinstance(beside_half, Future) and beside_half.cancel():
+        _read_into(pyramid, unread[::2], model, known)
+    else:
+        beside_half.result()
 
 
 def _read_into(
@@ -904,9 +910,12 @@ def fan_neighbours(
     candidates: list[Candidate],
     kept: list[Candidate],
     model: IndexModel,
+    beside: _Beside | None = None,
 ) -> list[Candidate]:
     """Cards of a fan that no proposal framed, found from the cards read beside them
     (`kept`, merged from `candidates`): the most of the cards a deal laid out in fans misses.
+    `beside`: where half of each step's frames are read (see `_read_halves`), when the
+    caller has a second thread.
 
     Cards fanned in a hand each lie turned about the fan's pivot from the one under them, by
     much the same turn. For two cards read (`kept`) alike in size (`FAN_SIZE`), turned alike
@@ -946,9 +955,13 @@ def fan_neighbours(
         frames = _off_read(_fan_steps(cards), cards) + _off_read(_cascade_steps(pyramid, fresh_cards), cards)
         if not frames:
             break
+        stepped = lone_proposals(frames, Stage.FAN_STEP)
+        known: FrameReadings = {}
+        if beside is not None:
+            _read_halves(beside, pyramid, [p.homography for p in stepped], model, known)
         read = [
             candidate
-            for candidate in read_candidates(pyramid, lone_proposals(frames, Stage.FAN_STEP), model)
+            for candidate in read_candidates(pyramid, stepped, model, known)
             if not _explained(candidate, kept + found)
         ]
         if not read:
