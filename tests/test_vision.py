@@ -2155,7 +2155,7 @@ def test_frames_read_before_are_looked_up_as_read_afresh() -> None:
     from vision.detect import card_masks, find_blobs, outline_proposals, prepare, unique_quads
 
     pixels = load_image(render_show(40_244, harsh=False).jpeg_bytes()).pixels
-    prepared, pyramid, model = prepare(pixels), module.build_pyramid(pixels), module.default_model()
+    prepared, pyramid, model = prepare(pixels), build_pyramid(pixels), module.default_model()
     proposals = outline_proposals(unique_quads(find_blobs(prepared, card_masks(prepared))))
     assert len(proposals) > 40
     known: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
@@ -2178,7 +2178,7 @@ def test_frames_read_in_halves_are_read_as_whole_even_when_the_second_thread_is_
     from vision.detect import card_masks, find_blobs, outline_proposals, prepare, unique_quads
 
     pixels = load_image(render_show(40_244, harsh=False).jpeg_bytes()).pixels
-    prepared, pyramid, model = prepare(pixels), module.build_pyramid(pixels), module.default_model()
+    prepared, pyramid, model = prepare(pixels), build_pyramid(pixels), module.default_model()
     proposals = outline_proposals(unique_quads(find_blobs(prepared, card_masks(prepared))))
     frames = [proposal.homography for proposal in proposals]
     assert len(frames) > 40

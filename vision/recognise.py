@@ -78,7 +78,6 @@ from vision.geometry import (
     CARD_ASPECT,
     ROTATE_HALF_TURN,
     Quad,
-    build_pyramid,
     card_homography,
     card_width_px,
     half_move,
@@ -497,9 +496,10 @@ def recognise(
         if threads < 2:
             warned.result()
         lap("warnings")
-        pyramid = build_pyramid(loaded.pixels)  # in the "prepare" lap, read from again later
-        candidates = find_candidates(loaded.pixels, model, laps, threads, expect, pyramid)
+        prepared = prepare(loaded.pixels)  # in the "prepare" lap, its pyramid read from again later
+        candidates = find_candidates(loaded.pixels, model, laps, threads, expect, prepared=prepared)
         warnings = warned.result()
+    pyramid = prepared.pyramid
     with _Beside(threads) as beside:
         # Read untold, a photo with a card read always wants its shadows' lift (`under_shadow`):
         # made on the second thread, idle while the merge and the fan steps run.
@@ -535,10 +535,10 @@ def read_cards(
 ) -> list[Candidate]:
     """The cards read in a working-size image, one candidate each (`laps`, `threads` and
     `expect`: see `recognise`)."""
-    # Built here, in the "prepare" lap, to be read from again by the second look.
-    pyramid = build_pyramid(bgr)
-    candidates = find_candidates(bgr, model, laps, threads, expect, pyramid)
-    return kept_cards(pyramid, candidates, model, laps, expect)
+    # Made here, in the "prepare" lap, its pyramid to be read from again by the second look.
+    prepared = prepare(bgr)
+    candidates = find_candidates(bgr, model, laps, threads, expect, prepared=prepared)
+    return kept_cards(prepared.pyramid, candidates, model, laps, expect)
 
 
 def kept_cards(
@@ -643,17 +643,24 @@ def find_candidates(
     threads: int = READING_THREADS,
     expect: int | None = None,
     pyramid: list[NDArray[np.uint8]] | None = None,
+    prepared: Prepared | None = None,
 ) -> list[Candidate]:
     """Every reading that may be a card (see `read_candidates`) of every proposal in a
     working-size image, before calibration and merging (`laps` and `expect`: see `recognise`).
     With `threads` 2, the stages that do not wait on each other run side by side (see
-    `READING_THREADS`); the readings are the same either way, in the same order. `pyramid`:
-    the image's (`build_pyramid`), when the caller has it to read from again."""
+    `READING_THREADS`); the readings are the same either way, in the same order. `pyramid`
+    and `prepared`: the image's (`build_pyramid`, `prepare`), when the caller has them to read
+    from again."""
     lap: Callable[[str], None] = _no_lap if laps is None else laps.lap
     with _Beside(threads) as beside:
-        prepared = prepare(bgr)
+        prepared = prepare(bgr) if prepared is None else prepared
+        # Untold, the second thread starts on the edges (the broken outlines') as soon as the
+        # grey image is made, while this one makes the pyramid and the card masks: the masks'
+        # enclosed regions are the edges', and made after the pyramid, they no longer wait
+        # for them.
+        broken = beside.run(broken_outline_blobs, prepared) if expect is None else None
         if pyramid is None:
-            pyramid = build_pyramid(bgr)
+            pyramid = prepared.pyramid
         lap("prepare")
         known: FrameReadings = {}
         if expect is not None:
@@ -665,8 +672,7 @@ def find_candidates(
                 return glanced
         else:
             lap("edge outlines")
-        if expect is None:
-            broken = beside.run(broken_outline_blobs, prepared)
+        if broken is not None:
             masks = card_masks(prepared)
             paper, notched = paper_and_notches(masks)
             glyphs = beside.shared(glyph_proposals, prepared, notched, None, True)

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.geometry import CARD_ASPECT
+from vision.geometry import CARD_ASPECT, build_pyramid
 
 
 @dataclass(frozen=True)
@@ -56,15 +56,36 @@ PREPARE = PrepareThresholds()
 
 @dataclass(frozen=True)
 class Prepared:
-    """The working image and the derived images the detectors share."""
+    """The working image and the derived images the detectors share, each made once, when
+    first asked for: an untold reading starts the edges on its second thread as soon as the
+    grey image is made (`vision.recognise.find_candidates`), and makes the rest meanwhile."""
 
     bgr: NDArray[np.uint8]
     gray: NDArray[np.uint8]
-    paper: NDArray[np.uint8]
-    """Brightness minus saturation: high on white card stock, lower on coloured tables."""
-    saturation: NDArray[np.uint8]
-    """HSV saturation (0-255): low on card stock whatever the light, high on a coloured table
-    (see `vision.detect.paper_outlines`)."""
+
+    @functools.cached_property
+    def _paper_and_saturation(self) -> tuple[NDArray[np.uint8], NDArray[np.uint8]]:
+        hsv = cv2.cvtColor(self.bgr, cv2.COLOR_BGR2HSV)
+        saturation = np.ascontiguousarray(hsv[:, :, 1], np.uint8)
+        paper = cv2.subtract(hsv[:, :, 2], cv2.multiply(saturation, np.array([0.6])))
+        return cast(NDArray[np.uint8], paper), saturation
+
+    @property
+    def paper(self) -> NDArray[np.uint8]:
+        """Brightness minus saturation: high on white card stock, lower on coloured tables."""
+        return self._paper_and_saturation[0]
+
+    @property
+    def saturation(self) -> NDArray[np.uint8]:
+        """HSV saturation (0-255): low on card stock whatever the light, high on a coloured table
+        (see `vision.detect.paper_outlines`)."""
+        return self._paper_and_saturation[1]
+
+    @functools.cached_property
+    def pyramid(self) -> list[NDArray[np.uint8]]:
+        """The working image's pyramid (`geometry.build_pyramid`), which the index corners are
+        read from."""
+        return build_pyramid(self.bgr)
 
     @functools.cached_property
     def edges(self) -> NDArray[np.uint8]:
@@ -114,14 +135,9 @@ def card_sized_contours(contours: Sequence[cv2.typing.MatLike]) -> list[NDArray[
 
 
 def prepare(bgr: NDArray[np.uint8]) -> Prepared:
-    """Compute the grey and "paper" images used by the detectors."""
-    gray = cast(NDArray[np.uint8], cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY))
-    hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
-    saturation = hsv[:, :, 1]
-    paper = cv2.subtract(hsv[:, :, 2], cv2.multiply(saturation, np.array([0.6])))
-    return Prepared(
-        bgr=bgr, gray=gray, paper=cast(NDArray[np.uint8], paper), saturation=np.ascontiguousarray(saturation)
-    )
+    """The images the detectors share, for a working-size BGR image: its grey image now, the
+    others as they are first asked for (see `Prepared`)."""
+    return Prepared(bgr=bgr, gray=cast(NDArray[np.uint8], cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)))
 
 
 def odd_kernel(value: float) -> int:
