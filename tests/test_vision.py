@@ -1793,6 +1793,18 @@ def _threads_running(monkeypatch: pytest.MonkeyPatch, module: object, name: str)
     return ran_on
 
 
+def _noting_the_end(real: Callable[..., object], name: str, ended: list[str]) -> Callable[..., object]:
+    """`real`, noting `name` in `ended` as each call returns."""
+
+    def noting(*args: object, **kwargs: object) -> object:
+        try:
+            return real(*args, **kwargs)
+        finally:
+            ended.append(name)
+
+    return noting
+
+
 def test_a_photo_read_on_two_threads_reads_as_on_one(
         shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch) -> None:
     # The recogniser reads a photo on two threads (READING_THREADS): the answer must not depend
@@ -1807,11 +1819,18 @@ def test_a_photo_read_on_two_threads_reads_as_on_one(
         assert on_one.to_dict() == on_two.to_dict()
         assert [d.stage for d in on_one.cards] == [d.stage for d in on_two.cards]
     lifts_on = _threads_running(monkeypatch, module, "lift_shadow")
+    warned_on = _threads_running(monkeypatch, module, "photo_warnings")
+    events: list[str] = []
+    for name in ("find_candidates", "photo_warnings"):
+        monkeypatch.setattr(module, name, _noting_the_end(getattr(module, name), name, events))
     recognise(shows[0][0].jpeg_bytes())  # type: ignore[attr-defined]
     assert ran_on[:-1] == [threading.current_thread().name] * len(shows)
     assert ran_on[-1].startswith("reading") and ran_on[-1] != threading.current_thread().name
-    # Read untold, the shadows' lift is made on the second thread, beside the merge.
+    # Read untold, the shadows' lift and the photo's warnings are made on the second thread,
+    # beside the merge: the second thread begins with the edges, not the warnings.
     assert len(lifts_on) == 1 and lifts_on[0].startswith("reading")
+    assert len(warned_on) == 1 and warned_on[0].startswith("reading")
+    assert events == ["find_candidates", "photo_warnings"]
     # Told a count, the edge loops are found beside the enclosed regions too, and the other card
     # masks beside the edge outlines' reading: the show whose edges fall short wants them.
     masks_on = _threads_running(monkeypatch, module, "card_masks")

@@ -489,23 +489,32 @@ def recognise(
     loaded = load_image(image)
     lap("decode")
     model = model or default_model()
+    # The photo's own warnings need nothing from the reading, nor it from them. Told a count, they
+    # are worked out beside the pyramid and the reading's first stages; untold, the second thread
+    # starts on the edges at once (`find_candidates`), and they wait for the merge and the fan
+    # steps, beside them; on one thread, here, in their lap.
+    warned: Future[list[str]] | _Later[list[str]] | None = None
     with _Beside(threads) as early:
-        # On two threads, the photo's own warnings are worked out beside the pyramid and the
-        # first stages of the reading, which need nothing from them; on one, here, in their lap.
-        warned = early.run(photo_warnings, loaded.pixels)
         if threads < 2:
+            warned = _Later(photo_warnings, (loaded.pixels,))
             warned.result()
+        elif expect is not None:
+            warned = early.run(photo_warnings, loaded.pixels)
         lap("warnings")
         prepared = prepare(loaded.pixels)  # in the "prepare" lap, its pyramid read from again later
         candidates = find_candidates(loaded.pixels, model, laps, threads, expect, prepared=prepared)
-        warnings = warned.result()
+        if warned is not None:
+            warned.result()
     pyramid = prepared.pyramid
     with _Beside(threads) as beside:
         # Read untold, a photo with a card read always wants its shadows' lift (`under_shadow`):
         # made on the second thread, idle while the merge and the fan steps run.
         lift = beside.run(lift_shadow, loaded.pixels) if expect is None else None
+        if warned is None:
+            warned = beside.run(photo_warnings, loaded.pixels)
         kept = kept_cards(pyramid, candidates, model, laps, expect, beside)
         kept += under_shadow(loaded.pixels, kept, model, threads, expect, lift)
+        warnings = warned.result()
     lap("shadow")
     detections = [
         Detection(
