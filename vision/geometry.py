@@ -260,15 +260,29 @@ def _remapped(
 
 def _source_points(m: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """Where each pixel of each patch comes from under the patch-to-level matrices `m` (k, 3, 3):
-    x and y maps of shape (k, PATCH_HEIGHT_PX * PATCH_WIDTH_PX), one row per patch."""
+    x and y maps of shape (k, PATCH_HEIGHT_PX * PATCH_WIDTH_PX), one row per patch.
 
-    def projected(row: int) -> NDArray[np.float32]:
-        along_x = m[:, row, 0, None, None] * _PATCH_X
-        along_y = m[:, row, 1, None] * _PATCH_Y + m[:, row, 2, None]
-        return cast("NDArray[np.float32]", along_x + along_y[:, :, None])
+    A corner's frame (every lone proposal's) is affine, its last row 0, 0, 1: each point's depth
+    is then 1 exactly (0 times a finite coordinate, plus 1), and dividing by it changes nothing,
+    so those patches skip the depth and the divisions, two fifths of the work."""
+    shape = (len(m), PATCH_HEIGHT_PX * PATCH_WIDTH_PX)
+    map_x, map_y = np.empty(shape, np.float32), np.empty(shape, np.float32)
+    affine = (m[:, 2, 0] == 0) & (m[:, 2, 1] == 0) & (m[:, 2, 2] == 1)
+    flat, deep = np.flatnonzero(affine), np.flatnonzero(~affine)
+    if len(flat):
+        map_x[flat], map_y[flat] = _projected(m[flat], 0), _projected(m[flat], 1)
+    if len(deep):
+        depth = _projected(m[deep], 2)
+        map_x[deep], map_y[deep] = _projected(m[deep], 0) / depth, _projected(m[deep], 1) / depth
+    return map_x, map_y
 
-    depth = projected(2)
-    return (projected(0) / depth).reshape(len(m), -1), (projected(1) / depth).reshape(len(m), -1)
+
+def _projected(m: NDArray[np.float32], row: int) -> NDArray[np.float32]:
+    """Row `row` of each patch-to-level matrix `m` (k, 3, 3) times each patch pixel's (x, y, 1):
+    shape (k, PATCH_HEIGHT_PX * PATCH_WIDTH_PX)."""
+    along_x = m[:, row, 0, None, None] * _PATCH_X
+    along_y = m[:, row, 1, None] * _PATCH_Y + m[:, row, 2, None]
+    return cast("NDArray[np.float32]", along_x + along_y[:, :, None]).reshape(len(m), -1)
 
 
 def quad_area(quad: Quad) -> float:
