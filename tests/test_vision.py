@@ -2301,6 +2301,23 @@ def test_dark_photo_is_flagged() -> None:
     assert "image too dark" in result.warnings
 
 
+def test_a_blurred_photo_is_flagged_where_its_laplacian_varies_too_little() -> None:
+    # Blurred more and more, a show's photo is flagged once the variance of its grey image's
+    # Laplacian (OpenCV's, in floats) falls under BLUR_VARIANCE, and not before; the photo read
+    # whole says so too.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    photo = render_show(TEST_SEEDS[1], harsh=False).image
+    flagged = []
+    for sigma in (0.0, 1.0, 2.0, 3.0, 4.0, 6.0):
+        blurred = cv2.GaussianBlur(photo, (0, 0), sigma) if sigma else photo
+        gray = cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY)
+        variance = float(cv2.Laplacian(gray, cv2.CV_64F).var())
+        flagged.append(module.photo_warnings(gray) == ["image too blurry"])
+        assert flagged[-1] == (variance < module.BLUR_VARIANCE)
+    assert flagged[0] is False and flagged[-1] is True
+    assert "image too blurry" in recognise(cv2.GaussianBlur(photo, (0, 0), 6.0)).warnings
+
+
 def test_to_json_round_trip(shows: list[tuple[object, Recognition]]) -> None:
     _, result = shows[0]
     data = json.loads(result.to_json())
