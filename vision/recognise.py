@@ -508,10 +508,11 @@ def recognise(
     pyramid = prepared.pyramid
     with _Beside(threads) as beside:
         # Read untold, a photo with a card read always wants its shadows' lift (`under_shadow`):
-        # made on the second thread, idle while the merge and the fan steps run.
-        lift = beside.run(lift_shadow, loaded.pixels) if expect is None else None
+        # made on the second thread, idle while the merge and the fan steps run, after the
+        # warnings, which every photo waits for (one with no card read, not for the lift).
         if warned is None:
             warned = beside.run(photo_warnings, prepared.gray)
+        lift = beside.run(lift_shadow, loaded.pixels) if expect is None else None
         kept = kept_cards(pyramid, candidates, model, laps, expect, beside)
         kept += under_shadow(loaded.pixels, kept, model, threads, expect, lift)
         warnings = warned.result()
