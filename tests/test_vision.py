@@ -2740,12 +2740,14 @@ def _every_third_found_again(
     loaded, the cards kept, the codes taken, the cards found; those found each once and all on
     the table."""
     from vision.classify import default_model
+    from vision.detect import prepare
     from vision.recognise import calibrate, fan_neighbours, find_candidates, merge
 
     loaded = load_image(photo.jpeg_bytes())
-    pyramid = build_pyramid(loaded.pixels)
+    prepared = prepare(loaded.pixels)
+    pyramid = prepared.pyramid
     model = default_model()
-    candidates = find_candidates(loaded.pixels, model, pyramid=pyramid)
+    candidates = find_candidates(loaded.pixels, model, prepared=prepared)
     kept = merge(calibrate(candidates, model))
     taken = {c.reading.card for c in kept[::3]}
     left = [c for c in candidates if c.reading.card not in taken]
@@ -2757,6 +2759,7 @@ def _every_third_found_again(
 
 def test_cards_of_a_fan_no_proposal_framed_are_found_from_their_neighbours() -> None:
     from vision.classify import default_model
+    from vision.detect import prepare
     from vision.recognise import calibrate, fan_neighbours, find_candidates, merge
     from vision.synth import render_deal
 
@@ -2773,8 +2776,9 @@ def test_cards_of_a_fan_no_proposal_framed_are_found_from_their_neighbours() -> 
     model = default_model()
     show = render_show(TEST_SEEDS[0], harsh=False, apart=True)
     shown = load_image(show.jpeg_bytes())
-    shown_pyramid = build_pyramid(shown.pixels)
-    shown_candidates = find_candidates(shown.pixels, model, pyramid=shown_pyramid)
+    shown_prepared = prepare(shown.pixels)
+    shown_pyramid = shown_prepared.pyramid
+    shown_candidates = find_candidates(shown.pixels, model, prepared=shown_prepared)
     shown_kept = merge(calibrate(shown_candidates, model))
     assert fan_neighbours(shown_pyramid, shown_candidates, shown_kept, model) == []
 
@@ -2792,6 +2796,7 @@ def _assert_at_their_index_corners(found: list[Candidate], photo: SyntheticPhoto
 
 def test_a_card_read_unsurely_beside_a_fan_is_read_again_from_frames_moved_about_it() -> None:
     from vision.classify import default_model
+    from vision.detect import prepare
     from vision.recognise import _fan_loose, _unsure_lone, calibrate, find_candidates, merge
     from vision.synth import render_tight_deal
 
@@ -2804,8 +2809,9 @@ def test_a_card_read_unsurely_beside_a_fan_is_read_again_from_frames_moved_about
     for seed in TEST_SEEDS:
         photo = render_tight_deal(seed)
         loaded = load_image(photo.jpeg_bytes())
-        pyramid = build_pyramid(loaded.pixels)
-        candidates = find_candidates(loaded.pixels, model, pyramid=pyramid)
+        prepared = prepare(loaded.pixels)
+        pyramid = prepared.pyramid
+        candidates = find_candidates(loaded.pixels, model, prepared=prepared)
         kept = merge(calibrate(candidates, model))
         found = _fan_loose(pyramid, candidates, _unsure_lone(candidates, kept), kept, model, {})
         cards = [c.reading.card for c in found]

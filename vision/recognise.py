@@ -652,15 +652,13 @@ def find_candidates(
     laps: Laps | None = None,
     threads: int = READING_THREADS,
     expect: int | None = None,
-    pyramid: list[NDArray[np.uint8]] | None = None,
     prepared: Prepared | None = None,
 ) -> list[Candidate]:
     """Every reading that may be a card (see `read_candidates`) of every proposal in a
     working-size image, before calibration and merging (`laps` and `expect`: see `recognise`).
     With `threads` 2, the stages that do not wait on each other run side by side (see
-    `READING_THREADS`); the readings are the same either way, in the same order. `pyramid`
-    and `prepared`: the image's (`build_pyramid`, `prepare`), when the caller has them to read
-    from again."""
+    `READING_THREADS`); the readings are the same either way, in the same order. `prepared`:
+    the image's (`prepare`), when the caller has it to read from again (its pyramid)."""
     lap: Callable[[str], None] = _no_lap if laps is None else laps.lap
     with _Beside(threads) as beside:
         prepared = prepare(bgr) if prepared is None else prepared
@@ -669,8 +667,7 @@ def find_candidates(
         # enclosed regions are the edges', and made after the pyramid, they no longer wait
         # for them.
         broken = beside.run(broken_outline_blobs, prepared) if expect is None else None
-        if pyramid is None:
-            pyramid = prepared.pyramid
+        pyramid = prepared.pyramid
         lap("prepare")
         known: FrameReadings = {}
         if expect is not None:
