@@ -496,11 +496,10 @@ def recognise(
     warned: Future[list[str]] | _Later[list[str]] | None = None
     prepared = prepare(loaded.pixels)  # its grey image, for the warnings; its pyramid read again later
     with _Beside(threads) as early:
-        if threads < 2:
-            warned = _Later(photo_warnings, (prepared.gray,))
-            warned.result()
-        elif expect is not None:
+        if threads < 2 or expect is not None:
             warned = early.run(photo_warnings, prepared.gray)
+            if threads < 2:
+                warned.result()
         lap("warnings")
         candidates = find_candidates(loaded.pixels, model, laps, threads, expect, prepared=prepared)
         if warned is not None:
