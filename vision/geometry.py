@@ -270,10 +270,12 @@ def _source_points(m: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray
     affine = (m[:, 2, 0] == 0) & (m[:, 2, 1] == 0) & (m[:, 2, 2] == 1)
     flat, deep = np.flatnonzero(affine), np.flatnonzero(~affine)
     if len(flat):
-        map_x[flat], map_y[flat] = _projected(m[flat], 0), _projected(m[flat], 1)
+        frames = m[flat]
+        map_x[flat], map_y[flat] = _projected(frames, 0), _projected(frames, 1)
     if len(deep):
-        depth = _projected(m[deep], 2)
-        map_x[deep], map_y[deep] = _projected(m[deep], 0) / depth, _projected(m[deep], 1) / depth
+        frames = m[deep]
+        depth = _projected(frames, 2)
+        map_x[deep], map_y[deep] = _projected(frames, 0) / depth, _projected(frames, 1) / depth
     return map_x, map_y
 
 
