@@ -25,8 +25,8 @@ from PIL import Image
 
 from vision import Detection, ImageError, Recognition, recognise
 from vision.cards import CARD_CODES, card_code, split_code
-from vision.classify import NONE_RANK, NONE_SUIT, IndexReading, fuse
-from vision.detect import EdgeOrientation, Glyphs, Prepared
+from vision.classify import NONE_RANK, NONE_SUIT, IndexModel, IndexReading, fuse
+from vision.detect import EdgeOrientation, Glyphs, Prepared, Proposal
 from vision.geometry import (
     CARD_ASPECT,
     PATCH_HEIGHT_PX,
@@ -2169,16 +2169,22 @@ def test_proposals_read_in_batches_read_as_read_all_at_once(
     assert [d.confidence for d in whole.cards] == [d.confidence for d in small.cards]
 
 
+def _a_shows_outlines() -> tuple[list[np.ndarray], IndexModel, list[Proposal]]:
+    """A generated show's pyramid, the default model, and its outline proposals (over 40)."""
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    from vision.detect import card_masks, find_blobs, outline_proposals, prepare, unique_quads
+
+    prepared = prepare(load_image(render_show(40_244, harsh=False).jpeg_bytes()).pixels)
+    proposals = outline_proposals(unique_quads(find_blobs(prepared, card_masks(prepared))))
+    assert len(proposals) > 40
+    return prepared.pyramid, module.default_model(), proposals
+
+
 def test_frames_read_before_are_looked_up_as_read_afresh() -> None:
     # Told a count, the edge outlines are read first; when they fall short, the full reading
     # reads every outline, and those frames are looked up, not read again.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
-    from vision.detect import card_masks, find_blobs, outline_proposals, prepare, unique_quads
-
-    pixels = load_image(render_show(40_244, harsh=False).jpeg_bytes()).pixels
-    prepared, pyramid, model = prepare(pixels), build_pyramid(pixels), module.default_model()
-    proposals = outline_proposals(unique_quads(find_blobs(prepared, card_masks(prepared))))
-    assert len(proposals) > 40
+    pyramid, model, proposals = _a_shows_outlines()
     known: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
     first = module.read_candidates(pyramid, proposals[: len(proposals) // 3], model, known)
     read = len(known)
@@ -2196,13 +2202,8 @@ def test_frames_read_in_halves_are_read_as_whole_even_when_the_second_thread_is_
     import threading
 
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
-    from vision.detect import card_masks, find_blobs, outline_proposals, prepare, unique_quads
-
-    pixels = load_image(render_show(40_244, harsh=False).jpeg_bytes()).pixels
-    prepared, pyramid, model = prepare(pixels), build_pyramid(pixels), module.default_model()
-    proposals = outline_proposals(unique_quads(find_blobs(prepared, card_masks(prepared))))
+    pyramid, model, proposals = _a_shows_outlines()
     frames = [proposal.homography for proposal in proposals]
-    assert len(frames) > 40
     rank, suit = module.read_frames(pyramid, frames, model)
     alone = {module.frame_key(f): (r, s) for f, r, s in zip(frames, rank, suit, strict=True)}
     for busy in (False, True):
