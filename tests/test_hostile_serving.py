@@ -29,6 +29,7 @@ from pathlib import Path
 
 import photo_readers
 import pytest
+import warm_readers
 from flask import Flask
 from web_fixtures import count_rows, make_app, page_text
 
@@ -36,7 +37,7 @@ from app import SERVER_MAX_BODY_BYTES
 from bench import hostile_files
 from bench.bench_load import Server, free_port
 from vision import recognise
-from vision.io import ImageError, count_jpeg_scans, decode_and_read, decode_upload
+from vision.io import ImageError, count_jpeg_scans, decode_and_read, decode_upload, last_cost, ready_worker
 from web.api import PHOTO_READER
 
 MIB = 2**20
@@ -257,6 +258,39 @@ def test_the_reading_is_the_recognisers_own_and_limited_with_the_decode(bombs: d
     with pytest.raises(RuntimeError, match=missing):
         decode_and_read(photo, "web.no_such_reader:read")  # the server's mistake, not the photo's
     assert decode_and_read(photo, PHOTO_READER)[1] == reading  # and the next photo is read as usual
+
+
+def test_a_ready_worker_reads_the_next_photo_as_a_fresh_one_does(bombs: dict[str, bytes]) -> None:
+    # A page where a player photographs one show after another has the next photo's worker wait
+    # ready, warmed up by a blank photo's reading; it must read the photo to the last digit as
+    # a worker started for it does, and a ready worker that dies waiting costs only its time.
+    photo = bombs["12 MP JPEG photo (reference)"]
+    _, fresh = decode_and_read(photo, PHOTO_READER, ready_next=True)
+    assert last_cost.value.ready is False
+    assert ready_worker(timeout=60) is not None
+    _, reading = decode_and_read(photo, PHOTO_READER, ready_next=True)
+    assert last_cost.value.ready is True
+    assert reading.to_dict() == fresh.to_dict() and len(reading.cards) == 5
+    waiting = ready_worker(timeout=60)
+    assert waiting is not None
+    os.kill(waiting, signal.SIGKILL)
+    _, after = decode_and_read(photo, PHOTO_READER)
+    assert last_cost.value.ready is False and after.to_dict() == fresh.to_dict()
+    assert ready_worker() is None  # not asked for again
+
+
+def test_a_ready_workers_limits_count_its_warm_up(bombs: dict[str, bytes]) -> None:
+    # Its warm-up is no way round a photo's limits: the memory it holds counts against the photo's
+    # 200 MiB. The reader's 100 MiB fit a worker started for the photo, not one that holds 120.
+    photo = bombs["12 MP JPEG photo (reference)"]
+    _, reading = decode_and_read(photo, warm_readers.read_needing, ready_next=True)
+    assert reading.warnings == [f"used {warm_readers.NEEDED_BYTES} bytes, warm: False"]
+    assert ready_worker(timeout=60) is not None
+    with pytest.raises(ImageError, match=r"too large or too complex to read.*200 MiB"):
+        decode_and_read(photo, warm_readers.read_needing)
+    assert last_cost.value is not None and last_cost.value.ready is True
+    _, reading = decode_and_read(photo, warm_readers.read_needing)
+    assert reading.warnings == [f"used {warm_readers.NEEDED_BYTES} bytes, warm: False"]
 
 
 def test_a_show_on_a_checkered_cloth_is_read_within_a_workers_memory() -> None:

@@ -291,6 +291,24 @@ def test_the_photo_is_decoded_and_read_in_a_worker_as_it_is_in_process(
     assert api.get_json() == expected.to_dict()
 
 
+def test_the_photo_page_has_the_next_photos_worker_wait_ready_and_the_camera_does_not(
+        client: FlaskClient, show_jpeg: bytes, truth_reader: None) -> None:
+    # A player photographs one show after another: once the page's photo is read, the next
+    # photo's worker is started and waits ready, and takes that photo. A live camera's frames
+    # come faster than a worker warms up: a frame is read by the one waiting, if any, and starts
+    # none.
+    assert upload(client, show_jpeg).status_code == 200
+    assert vision.io.ready_worker(timeout=60) is not None
+    assert upload(client, show_jpeg).status_code == 200
+    assert vision.io.last_cost.value.ready is True
+    assert vision.io.ready_worker(timeout=60) is not None
+    frame = client.post("/api/recognise/frame", data={"image": (io.BytesIO(show_jpeg), "frame.jpg")})
+    assert frame.status_code == 200 and vision.io.last_cost.value.ready is True
+    frame = client.post("/api/recognise/frame", data={"image": (io.BytesIO(show_jpeg), "frame.jpg")})
+    assert frame.status_code == 200 and vision.io.last_cost.value.ready is False
+    assert vision.io.ready_worker(timeout=3) is None
+
+
 def test_no_js_flow_correct_a_card_pick_the_starter_and_count(
         client: FlaskClient, show_jpeg: bytes, truth_reader: None) -> None:
     page = upload(client, show_jpeg)

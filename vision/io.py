@@ -33,6 +33,7 @@ import resource
 import signal
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -481,24 +482,31 @@ def resolve_reader(reader: ReaderSpec) -> Reader:
     return cast(Reader, found)
 
 
-def _limit_self(memory_bytes: int, cpu_seconds: int) -> int:
-    """Cap this (worker) process: its address space at what it has plus ``memory_bytes``, its CPU
-    time at ``cpu_seconds`` (SIGXCPU, then SIGKILL a second later), no core file when a limit
-    stops it. Returns the address-space limit (0 off Linux)."""
-    cv2.setNumThreads(1)  # no thread pools: their stacks would eat the address-space budget
-    pillow_heif.options.DECODE_THREADS = 1
-    _one_blas_thread()
-    malloc_as_photo_workers()
+def _limit_self(memory_bytes: int, cpu_seconds: int, address_space: int | None = None) -> int:
+    """Cap this (worker) process: its address space at what it has plus ``memory_bytes`` (at
+    ``address_space`` plus them, when given: what a ready worker had before its warm-up), its CPU
+    time at ``cpu_seconds`` more (SIGXCPU, then SIGKILL a second later), no core file when a
+    limit stops it. Returns the address-space limit (0 off Linux)."""
+    _settle()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU dumps core by default
     status = _proc_status()
     limit = 0
     if "VmSize" in status:
-        limit = status["VmSize"] + memory_bytes
+        limit = (status["VmSize"] if address_space is None else address_space) + memory_bytes
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     used = resource.getrusage(resource.RUSAGE_SELF)
     spent = int(used.ru_utime + used.ru_stime)
     resource.setrlimit(resource.RLIMIT_CPU, (spent + cpu_seconds, spent + cpu_seconds + 1))
     return limit
+
+
+def _settle() -> None:
+    """Set this worker's libraries as a photo is read in it: no thread pools (their stacks would
+    eat the address-space budget) and malloc as `malloc_as_photo_workers` says."""
+    cv2.setNumThreads(1)
+    pillow_heif.options.DECODE_THREADS = 1
+    _one_blas_thread()
+    malloc_as_photo_workers()
 
 
 def _one_blas_thread() -> None:
@@ -581,8 +589,23 @@ def _work_in_worker(answer: Connection, data: bytes, long_side: int, where: str,
         answer.send(("failed", f"cannot load the photo reader {reader!r}: {_one_line(error)}", None))
         answer.close()
         return
-    start = _proc_status().get("VmRSS", 0)
-    limit = _limit_self(memory_bytes, cpu_seconds)
+    _serve(answer, read, (data, long_side, where, memory_bytes, cpu_seconds, lang, reader_options),
+           _proc_status())
+
+
+_Job = tuple[bytes, int, str, int, int, str, Mapping[str, Any] | None]
+"""A photo's work, as a worker is given it: the bytes, the working size, the name messages give
+the photo, the memory and CPU limits, the caller's language and the reader's options."""
+
+
+def _serve(answer: Connection, read: Reader | None, job: _Job, start: dict[str, int],
+           ready: bool = False) -> None:
+    """Limit this worker, decode the photo, read it, and send back the result or the refusal,
+    and the cost: peak resident memory above ``start`` (`_proc_status`, taken when the worker
+    began: before a ready worker's warm-up, whose address space the limit counts from too), CPU
+    seconds, and whether the worker was ``ready`` before the photo came."""
+    data, long_side, where, memory_bytes, cpu_seconds, _lang, reader_options = job
+    limit = _limit_self(memory_bytes, cpu_seconds, start.get("VmSize") if ready else None)
     result: tuple[str, Any]
     try:
         loaded = decode_bytes(data, long_side, where)
@@ -597,9 +620,43 @@ def _work_in_worker(answer: Connection, data: bytes, long_side: int, where: str,
         else:  # a bug in the reader: the server's error, not the photo's
             result = ("failed", f"the photo reader failed: {type(error).__name__}: {_one_line(error)}")
     used = resource.getrusage(resource.RUSAGE_SELF)
-    cost = DecodeCost(max(0, used.ru_maxrss * 1024 - start), used.ru_utime + used.ru_stime)
+    cost = DecodeCost(max(0, used.ru_maxrss * 1024 - start.get("VmRSS", 0)), used.ru_utime + used.ru_stime,
+                      ready)
     answer.send((*result, cost))
     answer.close()
+
+
+READY = "ready"
+"""What a ready worker says once it can take its photo."""
+
+
+def _wait_in_worker(jobs: Connection, answer: Connection, reader: ReaderSpec) -> None:
+    """A ready worker's life (see `READY_WORKER`): load the reader, set the libraries as a photo
+    is read (`_settle`), run the reader module's ``warm_up()`` if it has one, say `READY`, and
+    wait for the photo's `_Job`, then work it as `_work_in_worker` does, limits and all. A reader
+    that cannot be loaded, or no job (the server closed its end), ends the worker: the photo's
+    worker is then started when it comes, and says what went wrong."""
+    start = _proc_status()
+    try:
+        read = resolve_reader(reader)
+    except Exception:
+        return
+    _settle()
+    warm_up = getattr(sys.modules.get(_module_of(reader) or ""), "warm_up", None)
+    if callable(warm_up):
+        try:
+            warm_up()
+        except Exception as error:  # only time lost: the photo is read as by a fresh worker
+            _logger.warning("a ready photo worker's warm-up failed: %s", _one_line(error))
+    try:
+        answer.send(READY)
+        job = cast(_Job, jobs.recv())
+    except (EOFError, OSError):
+        return
+    finally:
+        jobs.close()
+    i18n.activate(job[5])
+    _serve(answer, read, job, start, ready=True)
 
 
 def _too_much_memory(where: str, memory_bytes: int) -> str:
@@ -609,10 +666,13 @@ def _too_much_memory(where: str, memory_bytes: int) -> str:
 
 @dataclass(frozen=True)
 class DecodeCost:
-    """What a photo worker spent: peak resident memory above its start (bytes), CPU seconds."""
+    """What a photo worker spent: peak resident memory above its start (bytes), CPU seconds
+    (a ready worker's warm-up included)."""
 
     memory_bytes: int
     cpu_seconds: float
+    ready: bool = False
+    """Whether a ready worker (`READY_WORKER`) took the photo, rather than one started for it."""
 
 
 last_cost = threading.local()
@@ -635,7 +695,8 @@ def decode_upload(data: bytes, long_side: int = WORKING_LONG_SIDE_PX, where: str
 def decode_and_read(data: bytes, reader: ReaderSpec, long_side: int = WORKING_LONG_SIDE_PX,
                     where: str = "upload", memory_bytes: int = DECODE_MEMORY_BYTES,
                     cpu_seconds: int = DECODE_CPU_SECONDS,
-                    reader_options: Mapping[str, Any] | None = None) -> tuple[LoadedImage, Any]:
+                    reader_options: Mapping[str, Any] | None = None,
+                    ready_next: bool = False) -> tuple[LoadedImage, Any]:
     """`decode_bytes`, then ``reader`` on the decoded pixels, in one worker process limited to
     ``memory_bytes`` more address space and ``cpu_seconds`` of CPU for both; the decoded image
     and the reader's answer (about the working-size pixels). ImageError if the file is refused
@@ -645,9 +706,16 @@ def decode_and_read(data: bytes, reader: ReaderSpec, long_side: int = WORKING_LO
     ``reader`` is a picklable function or its import path; the first call in a process has the
     worker's forkserver preload the reader's module. ``reader_options``, when given, are passed to
     it as keyword arguments (picklable values: say, how many cards the photo should hold).
-    Concurrency as `decode_upload`.
+    Concurrency as `decode_upload`. A worker that waits ready (`READY_WORKER`) takes the photo
+    when there is one for this reader; ``ready_next``: start one, once this photo is answered,
+    for the next. A page where a player reads a photo now and then wants it; a stream of camera
+    frames does not (a warm-up costs more CPU than it saves, and the frames come before it ends).
     """
-    answer = _in_worker(data, reader, long_side, where, memory_bytes, cpu_seconds, reader_options)
+    try:
+        answer = _in_worker(data, reader, long_side, where, memory_bytes, cpu_seconds, reader_options)
+    finally:
+        if ready_next and READY_WORKER:
+            threading.Thread(target=_make_ready, args=(reader,), name="muggins-ready", daemon=True).start()
     return cast(tuple[LoadedImage, Any], answer)
 
 
@@ -688,17 +756,21 @@ def _run_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: s
     too long), or None when it could not be started."""
     with _slots:
         context = _worker_context(_module_of(reader))
-        reader_end, writer = context.Pipe(duplex=False)
-        worker = context.Process(  # type: ignore[attr-defined]
-            target=_work_in_worker,
-            args=(writer, data, long_side, where, memory_bytes, cpu_seconds, reader, i18n.current(),
-                  reader_options),
-            name="muggins-photo", daemon=True)
+        job: _Job = (data, long_side, where, memory_bytes, cpu_seconds, i18n.current(), reader_options)
+        ready = None if reader is None or not READY_WORKER else _take_ready(reader, job)
+        if ready is not None:
+            worker, reader_end = ready.worker, ready.answers
+        else:
+            reader_end, writer = context.Pipe(duplex=False)
+            worker = context.Process(  # type: ignore[attr-defined]
+                target=_work_in_worker, args=(writer, *job[:5], reader, *job[5:]), name="muggins-photo",
+                daemon=True)
         answer: Any = None
         stopped: int | None = None
         try:
-            worker.start()
-            writer.close()
+            if ready is None:
+                worker.start()
+                writer.close()
             if reader_end.poll(DECODE_WALL_SECONDS):
                 answer = reader_end.recv()
             else:
@@ -707,7 +779,8 @@ def _run_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: s
             pass
         finally:
             reader_end.close()
-            writer.close()
+            if ready is None:
+                writer.close()
             if worker.pid is not None:  # started (a failed start leaves nothing to stop)
                 if worker.is_alive():
                     worker.kill()
@@ -716,3 +789,117 @@ def _run_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: s
                     stopped = worker.exitcode
                 worker.close()
     return answer, stopped
+
+
+READY_WORKER = True
+"""Whether photo workers may be started ahead of their photo (`decode_and_read`'s
+``ready_next``): one a server process, for the last reader asked for. It waits ready: forked,
+the reader loaded, its libraries set, and the reader module's ``warm_up()`` run (the app's
+reader reads a blank photo: `web.reader.warm_up`), so the pages a reading's arrays take and the
+libraries' first-call set-ups are its own before its photo comes. A photo worker is still used
+once: the ready one takes the next photo by its reader, within the same limits, counted from
+where it stood before its warm-up (`_serve`; the CPU limit's whole seconds from its CPU time so
+far, as in any worker, so the warm-up's part second counts against the photo's). A photo that comes while it is still warming up
+gets a worker of its own, started then, as every photo does when this is False (the bench's
+fresh workers: `bench/bench_ready_worker.py`)."""
+
+
+@dataclass(frozen=True)
+class _Ready:
+    """A ready worker (`READY_WORKER`): the process, the end its job is sent on and the end it
+    answers on, the reader it loaded, and the server process that started it."""
+
+    worker: Any
+    jobs: Connection
+    answers: Connection
+    reader: ReaderSpec
+    owner: int
+
+
+_ready: _Ready | None = None
+_ready_lock = threading.Lock()
+
+
+def ready_worker(timeout: float = 0.0) -> int | None:
+    """The process id of the worker waiting ready for a photo (`READY_WORKER`), waiting up to
+    ``timeout`` seconds for one being started or warming up; None if there is none by then (for
+    the bench and the tests)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with _ready_lock:
+            ready = _ready if _ready is not None and _ready.owner == os.getpid() else None
+        try:
+            if ready is not None and ready.answers.poll(0) and ready.worker.is_alive():
+                return cast(int, ready.worker.pid)
+        except (OSError, ValueError):  # taken or stopped meanwhile
+            pass
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.01)
+
+
+def _take_ready(reader: ReaderSpec, job: _Job) -> _Ready | None:
+    """The ready worker for ``reader``, given ``job``; None when there is none, or it is still
+    warming up (then kept for the next photo), or it is gone (then dismissed)."""
+    global _ready
+    with _ready_lock:
+        ready = _ready
+        if ready is None or ready.owner != os.getpid():
+            return None
+        if ready.reader != reader or not ready.answers.poll(0):
+            if ready.reader == reader and ready.worker.is_alive():
+                return None  # still warming up: for the next photo
+            _ready = None
+            _dismiss(ready)
+            return None
+        _ready = None
+    try:
+        said = ready.answers.recv()
+        ready.jobs.send(job)
+    except (EOFError, OSError):
+        said = None
+    ready.jobs.close()
+    if said != READY:
+        _dismiss(ready)
+        return None
+    return ready
+
+
+def _make_ready(reader: ReaderSpec) -> None:
+    """Start a ready worker for ``reader``, unless there is one (see `READY_WORKER`)."""
+    global _ready
+    with _ready_lock:
+        old = _ready
+        if old is not None and old.owner != os.getpid():
+            old = None  # a forked server's copy: its parent's to stop
+        if not READY_WORKER or (old is not None and old.reader == reader and old.worker.is_alive()):
+            return
+        context = _worker_context(_module_of(reader))
+        answers, answer_end = context.Pipe(duplex=False)
+        job_end, jobs = context.Pipe(duplex=False)
+        worker = context.Process(  # type: ignore[attr-defined]
+            target=_wait_in_worker, args=(job_end, answer_end, reader), name="muggins-photo", daemon=True)
+        try:
+            worker.start()
+        except OSError as error:  # the next photo's worker is started when it comes
+            _logger.warning("could not start a ready photo worker: %s", _one_line(error))
+            for end in (answers, answer_end, job_end, jobs):
+                end.close()
+            return
+        finally:
+            answer_end.close()
+            job_end.close()
+        _ready = _Ready(worker, jobs, answers, reader, os.getpid())
+    if old is not None:
+        _dismiss(old)
+
+
+def _dismiss(ready: _Ready) -> None:
+    """Stop a ready worker that will take no photo."""
+    ready.jobs.close()
+    ready.answers.close()
+    if ready.worker.pid is not None:
+        if ready.worker.is_alive():
+            ready.worker.kill()
+        ready.worker.join()
+        ready.worker.close()

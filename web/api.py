@@ -240,19 +240,20 @@ def append_event(token: str) -> Response:
     return resp
 
 
-def decode_and_read_upload(data: bytes, where: str = "upload",
-                           expect: int | None = None) -> tuple[LoadedImage, Recognition]:
+def decode_and_read_upload(data: bytes, where: str = "upload", expect: int | None = None,
+                           ready_next: bool = False) -> tuple[LoadedImage, Recognition]:
     """An uploaded photo decoded at working size and read, both in one limited worker process
     (``vision.io.decode_and_read``) by the app's ``MUGGINS_PHOTO_READER``; the reading's corners
     are in the working-size pixels. ``expect``: how many cards the photo should hold, when the
     page knows (passed to the reader, ``vision.recognise``'s ``expect``). ImageError if the photo
-    is refused or too costly to read."""
+    is refused or too costly to read. ``ready_next``: have a worker wait ready for the page's next
+    photo (``vision.io.decode_and_read``)."""
     from vision import Recognition
     from vision.io import ReaderSpec, decode_and_read
 
     reader: ReaderSpec = current_app.config.get("MUGGINS_PHOTO_READER", PHOTO_READER)
     options = None if expect is None else {"expect": expect}
-    loaded, result = decode_and_read(data, reader, where=where, reader_options=options)
+    loaded, result = decode_and_read(data, reader, where=where, reader_options=options, ready_next=ready_next)
     if not isinstance(result, Recognition):
         raise RuntimeError(f"the photo reader {reader!r} answered {type(result).__name__}, not a Recognition")
     return loaded, result

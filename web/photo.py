@@ -568,7 +568,9 @@ def _display_name(filename: str | None) -> str:
 def read_photo(data: bytes, target: Target, filename: str | None = None) -> PhotoView:
     """Decode the photo once and read its cards (in a limited worker), and shrink it for display;
     ImageError if unreadable."""
-    loaded, result = decode_and_read_upload(data, where=_display_name(filename), expect=target.wanted)
+    # A player photographs one show after another: the next photo's worker waits ready for it.
+    loaded, result = decode_and_read_upload(data, where=_display_name(filename), expect=target.wanted,
+                                            ready_next=True)
     pixels = loaded.pixels  # the array the worker read: corners are in its pixels
     height, width = pixels.shape[:2]
     factor = min(1.0, DISPLAY_LONG_SIDE_PX / max(width, height))

@@ -14,9 +14,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.classify import default_model
+from vision.io import WORKING_LONG_SIDE_PX
 from vision.recognise import Recognition, recognise
 
-__all__ = ["read_cards"]
+__all__ = ["read_cards", "warm_up"]
 
 # One thread, before the model's test run: OpenCV would otherwise start its thread pool in the
 # forkserver, and a worker forked from it would hang on the pool's locks at its first parallel loop
@@ -32,3 +33,11 @@ def read_cards(pixels: NDArray[np.uint8], expect: int | None = None) -> Recognit
     """The recogniser's reading of a decoded working-size photo, corners in its pixels; ``expect``:
     how many cards the page wants from it (see ``vision.recognise``)."""
     return recognise(pixels, expect=expect)
+
+
+def warm_up() -> None:
+    """Read a blank photo of the working size once, in a photo worker that waits ready for its
+    photo (``vision.io.READY_WORKER``): the memory a reading's arrays take is then the worker's
+    own, its pages already mapped, and the libraries' first calls are made, before the photo
+    comes (see ``bench/bench_ready_worker.py``)."""
+    recognise(np.full((WORKING_LONG_SIDE_PX * 3 // 4, WORKING_LONG_SIDE_PX, 3), 128, np.uint8))
