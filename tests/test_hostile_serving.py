@@ -279,6 +279,29 @@ def test_a_ready_worker_reads_the_next_photo_as_a_fresh_one_does(bombs: dict[str
     assert ready_worker() is None  # not asked for again
 
 
+def test_no_ready_worker_is_started_while_another_photo_is_read(
+        bombs: dict[str, bytes], tmp_path: Path) -> None:
+    # A club's server reading photos from several tables: a warm-up would share the cores with
+    # the photo still being read, so the photo that ends first starts none.
+    photo = bombs["12 MP JPEG photo (reference)"]
+    spinning = tmp_path / "spinning"
+    spinning.mkdir()
+
+    def read_slowly() -> None:
+        with pytest.raises(ImageError, match="too large or too complex"):
+            decode_and_read(photo, functools.partial(photo_readers.spin, str(spinning)), cpu_seconds=2)
+
+    slow = threading.Thread(target=read_slowly)
+    slow.start()
+    while not any(spinning.iterdir()):
+        time.sleep(0.01)
+    decode_and_read(photo, photo_readers.thread_pools, ready_next=True)
+    assert ready_worker(timeout=1) is None
+    slow.join()
+    decode_and_read(photo, photo_readers.thread_pools, ready_next=True)
+    assert ready_worker(timeout=60) is not None
+
+
 def test_a_ready_workers_limits_count_its_warm_up(bombs: dict[str, bytes]) -> None:
     # Its warm-up is no way round a photo's limits: the memory it holds counts against the photo's
     # 200 MiB. The reader's 100 MiB fit a worker started for the photo, not one that holds 120.

@@ -20,6 +20,7 @@ read), and the server's own memory never holds more than the small result and it
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import importlib
@@ -35,7 +36,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -397,6 +398,8 @@ def shrunk(bgr: NDArray[np.uint8], size: tuple[int, int]) -> NDArray[np.uint8]:
 _logger = logging.getLogger(__name__)
 
 _slots = threading.BoundedSemaphore(DECODE_WORKERS)
+_in_flight = [0]  # photos being decoded or read in workers now (`_run_worker`), under _in_flight_lock
+_in_flight_lock = threading.Lock()
 _context_lock = threading.Lock()
 _context: BaseContext | None = None
 _context_pid = 0
@@ -714,9 +717,22 @@ def decode_and_read(data: bytes, reader: ReaderSpec, long_side: int = WORKING_LO
     try:
         answer = _in_worker(data, reader, long_side, where, memory_bytes, cpu_seconds, reader_options)
     finally:
-        if ready_next and READY_WORKER:
+        # Not while another photo is read: its worker would share the cores with the warm-up.
+        if ready_next and READY_WORKER and not _in_flight[0]:
             threading.Thread(target=_make_ready, args=(reader,), name="muggins-ready", daemon=True).start()
     return cast(tuple[LoadedImage, Any], answer)
+
+
+@contextlib.contextmanager
+def _flying() -> Iterator[None]:
+    """Count a photo's worker in `_in_flight` while it runs."""
+    with _in_flight_lock:
+        _in_flight[0] += 1
+    try:
+        yield
+    finally:
+        with _in_flight_lock:
+            _in_flight[0] -= 1
 
 
 def _in_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: str, memory_bytes: int,
@@ -754,7 +770,7 @@ def _run_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: s
     """One worker's answer (None if it gave none) and, when it gave none, how it ended: its exit
     code (negative: the signal that stopped it; `WALL_STOPPED` when it was killed here for taking
     too long), or None when it could not be started."""
-    with _slots:
+    with _slots, _flying():
         context = _worker_context(_module_of(reader))
         job: _Job = (data, long_side, where, memory_bytes, cpu_seconds, i18n.current(), reader_options)
         ready = None if reader is None or not READY_WORKER else _take_ready(reader, job)
@@ -799,9 +815,11 @@ reader reads a blank photo: `web.reader.warm_up`), so the pages a reading's arra
 libraries' first-call set-ups are its own before its photo comes. A photo worker is still used
 once: the ready one takes the next photo by its reader, within the same limits, counted from
 where it stood before its warm-up (`_serve`; the CPU limit's whole seconds from its CPU time so
-far, as in any worker, so the warm-up's part second counts against the photo's). A photo that comes while it is still warming up
-gets a worker of its own, started then, as every photo does when this is False (the bench's
-fresh workers: `bench/bench_ready_worker.py`)."""
+far, as in any worker, so the warm-up's part second counts against the photo's). A photo that
+comes while it is still warming up gets a worker of its own, started then, as every photo does
+when this is False (the bench's fresh workers: `bench/bench_ready_worker.py`). None is started
+while another photo is read (a club's server reading photos from several tables at once): the
+warm-up would slow that one."""
 
 
 @dataclass(frozen=True)
