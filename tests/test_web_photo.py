@@ -297,16 +297,32 @@ def test_the_photo_page_has_the_next_photos_worker_wait_ready_and_the_camera_doe
     # photo's worker is started and waits ready, and takes that photo. A live camera's frames
     # come faster than a worker warms up: a frame is read by the one waiting, if any, and starts
     # none.
+    reader = client.application.config["MUGGINS_PHOTO_READER"]
     assert upload(client, show_jpeg).status_code == 200
-    assert vision.io.ready_worker(timeout=60) is not None
+    assert vision.io.ready_worker(timeout=60, reader=reader) is not None
     assert upload(client, show_jpeg).status_code == 200
     assert vision.io.last_cost.value.ready is True
-    assert vision.io.ready_worker(timeout=60) is not None
+    waiting = vision.io.ready_worker(timeout=60, reader=reader)
+    assert waiting is not None
+    assert "photo-form" in client.get("/").get_data(as_text=True)
+    assert vision.io.ready_worker() == waiting  # a page that offers a photo starts no second one
     frame = client.post("/api/recognise/frame", data={"image": (io.BytesIO(show_jpeg), "frame.jpg")})
     assert frame.status_code == 200 and vision.io.last_cost.value.ready is True
     frame = client.post("/api/recognise/frame", data={"image": (io.BytesIO(show_jpeg), "frame.jpg")})
     assert frame.status_code == 200 and vision.io.last_cost.value.ready is False
-    assert vision.io.ready_worker(timeout=3) is None
+    assert vision.io.ready_worker(timeout=3, reader=reader) is None
+
+
+def test_a_page_that_offers_a_photo_has_its_first_photos_worker_wait_ready(
+        client: FlaskClient, show_jpeg: bytes, truth_reader: None) -> None:
+    # The server's first photo: the page that offers the photo starts its worker as it is drawn,
+    # and the photo sent from it is read by that worker, warmed up.
+    reader = client.application.config["MUGGINS_PHOTO_READER"]
+    assert vision.io.ready_worker(reader=reader) is None
+    assert "photo-form" in client.get("/").get_data(as_text=True)
+    assert vision.io.ready_worker(timeout=60, reader=reader) is not None
+    assert upload(client, show_jpeg).status_code == 200
+    assert vision.io.last_cost.value.ready is True
 
 
 def test_no_js_flow_correct_a_card_pick_the_starter_and_count(

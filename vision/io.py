@@ -717,10 +717,22 @@ def decode_and_read(data: bytes, reader: ReaderSpec, long_side: int = WORKING_LO
     try:
         answer = _in_worker(data, reader, long_side, where, memory_bytes, cpu_seconds, reader_options)
     finally:
-        # Not while another photo is read: its worker would share the cores with the warm-up.
-        if ready_next and READY_WORKER and not _in_flight[0]:
-            threading.Thread(target=_make_ready, args=(reader,), name="muggins-ready", daemon=True).start()
+        if ready_next:
+            make_ready(reader)
     return cast(tuple[LoadedImage, Any], answer)
+
+
+def make_ready(reader: ReaderSpec) -> None:
+    """Start a worker that waits ready for a photo by ``reader`` (`READY_WORKER`), on a thread of
+    its own, unless one is there for it already (waiting, warming up, or gone: the next photo's
+    `_take_ready` dismisses a worker that is gone), or another photo is read now (its worker would
+    share the cores with the warm-up). A page that offers a photo calls it before any is sent, so
+    the server's first photo finds the workers' forkserver started and the model loaded too."""
+    ready = _ready
+    if not READY_WORKER or _in_flight[0] or (ready is not None and ready.reader == reader
+                                             and ready.owner == os.getpid()):
+        return
+    threading.Thread(target=_make_ready, args=(reader,), name="muggins-ready", daemon=True).start()
 
 
 @contextlib.contextmanager
@@ -838,14 +850,16 @@ _ready: _Ready | None = None
 _ready_lock = threading.Lock()
 
 
-def ready_worker(timeout: float = 0.0) -> int | None:
-    """The process id of the worker waiting ready for a photo (`READY_WORKER`), waiting up to
-    ``timeout`` seconds for one being started or warming up; None if there is none by then (for
-    the bench and the tests)."""
+def ready_worker(timeout: float = 0.0, reader: ReaderSpec | None = None) -> int | None:
+    """The process id of the worker waiting ready for a photo (`READY_WORKER`; by ``reader``, when
+    given), waiting up to ``timeout`` seconds for one being started or warming up; None if there
+    is none by then (for the bench and the tests)."""
     deadline = time.monotonic() + timeout
     while True:
         with _ready_lock:
             ready = _ready if _ready is not None and _ready.owner == os.getpid() else None
+            if ready is not None and reader is not None and ready.reader != reader:
+                ready = None
         try:
             if ready is not None and ready.answers.poll(0) and ready.worker.is_alive():
                 return cast(int, ready.worker.pid)

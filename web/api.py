@@ -240,6 +240,19 @@ def append_event(token: str) -> Response:
     return resp
 
 
+@bp.app_template_global()
+def ready_photo_worker() -> str:
+    """Have a photo worker wait ready for the photo a page offers to read (``vision.io.make_ready``):
+    called by the photo form (templates/photo/_take.html) as the page is drawn, so a player's first
+    photo finds its worker warmed up, the forkserver started and the model loaded. Nothing on the
+    phone's offline app, which reads no photo. Returns "" (nothing to draw)."""
+    if not current_app.config.get("MUGGINS_OFFLINE"):
+        from vision.io import make_ready
+
+        make_ready(current_app.config.get("MUGGINS_PHOTO_READER", PHOTO_READER))
+    return ""
+
+
 def decode_and_read_upload(data: bytes, where: str = "upload", expect: int | None = None,
                            ready_next: bool = False) -> tuple[LoadedImage, Recognition]:
     """An uploaded photo decoded at working size and read, both in one limited worker process
