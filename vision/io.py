@@ -41,7 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import cv2
 import numpy as np
@@ -577,37 +577,41 @@ def _proc_status() -> dict[str, int]:
     return {m.group(1): int(m.group(2)) * 1024 for m in re.finditer(r"^(Vm\w+):\s+(\d+) kB", text, re.M)}
 
 
-def _work_in_worker(answer: Connection, data: bytes, long_side: int, where: str, memory_bytes: int,
-                    cpu_seconds: int, reader: ReaderSpec | None, lang: str = i18n.DEFAULT_LANGUAGE,
-                    reader_options: Mapping[str, Any] | None = None) -> None:
-    """A worker's whole life: load the reader (trusted code, before the limits), limit itself,
-    decode, read (``reader_options`` as the reader's keyword arguments), and send back the result
-    or the refusal, and the cost (peak resident memory above its start, CPU seconds). Its refusals
-    are in ``lang``, the caller's language (a worker process does not inherit the caller's
-    context)."""
-    i18n.activate(lang)
+class _Job(NamedTuple):
+    """A photo's work, as its worker is given it (`_work_in_worker`, or a ready worker's pipe)."""
+
+    data: bytes
+    long_side: int
+    where: str
+    """The photo's name in messages."""
+    memory_bytes: int
+    cpu_seconds: int
+    lang: str
+    """The caller's language, for the refusals (a worker process does not inherit its context)."""
+    reader_options: Mapping[str, Any] | None
+    """The reader's keyword arguments."""
+
+
+def _work_in_worker(answer: Connection, job: _Job, reader: ReaderSpec | None) -> None:
+    """A worker's whole life: load the reader (trusted code, before the limits), then `_serve`
+    the job."""
     try:
         read = None if reader is None else resolve_reader(reader)
     except Exception as error:  # a misconfigured server, not a bad photo: the caller raises it
         answer.send(("failed", f"cannot load the photo reader {reader!r}: {_one_line(error)}", None))
         answer.close()
         return
-    _serve(answer, read, (data, long_side, where, memory_bytes, cpu_seconds, lang, reader_options),
-           _proc_status())
-
-
-_Job = tuple[bytes, int, str, int, int, str, Mapping[str, Any] | None]
-"""A photo's work, as a worker is given it: the bytes, the working size, the name messages give
-the photo, the memory and CPU limits, the caller's language and the reader's options."""
+    _serve(answer, read, job, _proc_status())
 
 
 def _serve(answer: Connection, read: Reader | None, job: _Job, start: dict[str, int],
            ready: bool = False) -> None:
-    """Limit this worker, decode the photo, read it, and send back the result or the refusal,
-    and the cost: peak resident memory above ``start`` (`_proc_status`, taken when the worker
-    began: before a ready worker's warm-up, whose address space the limit counts from too), CPU
-    seconds, and whether the worker was ``ready`` before the photo came."""
-    data, long_side, where, memory_bytes, cpu_seconds, _lang, reader_options = job
+    """Limit this worker, decode the photo, read it, and send back the result or the refusal (in
+    the job's language), and the cost: peak resident memory above ``start`` (`_proc_status`,
+    taken when the worker began: before a ready worker's warm-up, whose address space the limit
+    counts from too), CPU seconds, and whether the worker was ``ready`` before the photo came."""
+    i18n.activate(job.lang)
+    data, long_side, where, memory_bytes, cpu_seconds, _, reader_options = job
     limit = _limit_self(memory_bytes, cpu_seconds, start.get("VmSize") if ready else None)
     result: tuple[str, Any]
     try:
@@ -658,7 +662,6 @@ def _wait_in_worker(jobs: Connection, answer: Connection, reader: ReaderSpec) ->
         return
     finally:
         jobs.close()
-    i18n.activate(job[5])
     _serve(answer, read, job, start, ready=True)
 
 
@@ -784,15 +787,14 @@ def _run_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: s
     too long), or None when it could not be started."""
     with _slots, _flying():
         context = _worker_context(_module_of(reader))
-        job: _Job = (data, long_side, where, memory_bytes, cpu_seconds, i18n.current(), reader_options)
+        job = _Job(data, long_side, where, memory_bytes, cpu_seconds, i18n.current(), reader_options)
         ready = None if reader is None or not READY_WORKER else _take_ready(reader, job)
         if ready is not None:
             worker, reader_end = ready.worker, ready.answers
         else:
             reader_end, writer = context.Pipe(duplex=False)
             worker = context.Process(  # type: ignore[attr-defined]
-                target=_work_in_worker, args=(writer, *job[:5], reader, *job[5:]), name="muggins-photo",
-                daemon=True)
+                target=_work_in_worker, args=(writer, job, reader), name="muggins-photo", daemon=True)
         answer: Any = None
         stopped: int | None = None
         try:
