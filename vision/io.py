@@ -811,14 +811,23 @@ def _run_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: s
             reader_end.close()
             if ready is None:
                 writer.close()
-            if worker.pid is not None:  # started (a failed start leaves nothing to stop)
-                if worker.is_alive():
-                    worker.kill()
-                worker.join()
-                if answer is None and stopped is None:
-                    stopped = worker.exitcode
-                worker.close()
+            ended = _end(worker)
+            if answer is None and stopped is None:
+                stopped = ended
     return answer, stopped
+
+
+def _end(worker: Any) -> int | None:
+    """Stop a worker process if it still runs, reap it and free its handle; its exit code (None
+    when it was never started: a failed start leaves nothing to stop)."""
+    if worker.pid is None:
+        return None
+    if worker.is_alive():
+        worker.kill()
+    worker.join()
+    code = cast(int | None, worker.exitcode)
+    worker.close()
+    return code
 
 
 READY_WORKER = True
@@ -932,8 +941,4 @@ def _dismiss(ready: _Ready) -> None:
     """Stop a ready worker that will take no photo."""
     ready.jobs.close()
     ready.answers.close()
-    if ready.worker.pid is not None:
-        if ready.worker.is_alive():
-            ready.worker.kill()
-        ready.worker.join()
-        ready.worker.close()
+    _end(ready.worker)
