@@ -10,7 +10,8 @@ Each tree (a checkout of this repository) is imported by a worker process of its
 from this venv, OpenCV and numpy's BLAS on one thread as in the server's photo workers; each
 reads every photo once to warm up. Then, round after round, every photo is read by both workers
 one after the other, which first drawn at random (seeded), on ``--threads`` reading threads
-(`vision.recognise.READING_THREADS` by default), told ``--expect`` cards if given. A photo's time
+(`vision.recognise.READING_THREADS` by default; a tree from before them reads on one, and the
+table says so), told ``--expect`` cards if given. A photo's time
 in a tree is its best over the rounds. With ``--as-workers``, a tree whose `vision.io` has
 `malloc_as_photo_workers` allocates as its photo workers do (and as its `bench_recognise.py`
 times it); a tree without it, with glibc's defaults, as its own bench did.
@@ -34,13 +35,14 @@ from __future__ import annotations
 
 import argparse
 import glob
+import inspect
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,14 +66,22 @@ def worker(tree: str, expect: int | None, as_workers: bool = False) -> int:
         getattr(importlib.import_module("vision.io"), "malloc_as_photo_workers", lambda: None)()
     from vision.recognise import recognise
 
+    # A tree from before the reading threads (2d86892) or the count told (c137efc) has no such
+    # parameter: it reads on one thread, and cannot be told a count.
+    known = inspect.signature(recognise).parameters
+    if expect is not None and "expect" not in known:
+        print(f"{tree}'s recognise cannot be told a count", flush=True)
+        return 1
+    told = {} if expect is None else {"expect": expect}
+    read: Callable[..., object] = recognise  # this tree's, whose parameters are looked at here
     photos = [Path(name).read_bytes() for name in files]
     for data in photos:
-        recognise(data, expect=expect)
-    print("ready", flush=True)
+        read(data, **told)
+    print("ready" if "threads" in known else "ready one thread", flush=True)
     for line in sys.stdin:
         index, threads = (int(word) for word in line.split())
         start = time.perf_counter()
-        recognise(photos[index], expect=expect, threads=threads)
+        read(photos[index], **told, **({"threads": threads} if "threads" in known else {}))
         print(f"{(time.perf_counter() - start) * 1000:.3f}", flush=True)
     return 0
 
@@ -88,7 +98,10 @@ def generated_shows(count: int, folder: Path) -> list[str]:
     return names
 
 
-def _start(tree: str, files: Sequence[str], expect: int | None, as_workers: bool) -> subprocess.Popen[str]:
+def _start(
+    tree: str, files: Sequence[str], expect: int | None, as_workers: bool
+) -> tuple[subprocess.Popen[str], bool]:
+    """The worker for `tree`, every photo read once, and whether it reads on one thread only."""
     command = [
         sys.executable,
         str(Path(__file__).resolve()),
@@ -103,9 +116,10 @@ def _start(tree: str, files: Sequence[str], expect: int | None, as_workers: bool
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write("\t".join(files) + "\n")
     process.stdin.flush()
-    if process.stdout.readline().strip() != "ready":
-        raise SystemExit(f"the worker for {tree} did not start")
-    return process
+    answer = process.stdout.readline().strip()
+    if not answer.startswith("ready"):
+        raise SystemExit(answer or f"the worker for {tree} did not start")
+    return process, answer == "ready one thread"
 
 
 def _time(process: subprocess.Popen[str], index: int, threads: int) -> float:
@@ -125,7 +139,9 @@ def compare(
     as_workers: bool = False,
 ) -> str:
     """The markdown table for `files` read by both trees in turn (`as_workers`: see `worker`)."""
-    workers = [_start(tree, files, expect, as_workers) for tree in (before, after)]
+    started = [_start(tree, files, expect, as_workers) for tree in (before, after)]
+    workers = [process for process, _ in started]
+    alone = [tree for (_, one), tree in zip(started, ("before", "after"), strict=True) if one]
     draw = random.Random(20261206)
     times = [[[0.0] * len(files) for _ in range(rounds)] for _ in workers]
     try:
@@ -144,6 +160,8 @@ def compare(
         statistics.median(a / b for b, a in zip(times[0][r], times[1][r], strict=True)) for r in range(rounds)
     ]
     told = "untold" if expect is None else f"told {expect}"
+    if alone and threads > 1:
+        told += f" ({' and '.join(alone)} on one: no reading threads)"
     medians = [statistics.median(tree) for tree in best]
     return "\n".join(
         [
