@@ -611,19 +611,19 @@ def _serve(answer: Connection, read: Reader | None, job: _Job, start: dict[str, 
     taken when the worker began: before a ready worker's warm-up, whose address space the limit
     counts from too), CPU seconds, and whether the worker was ``ready`` before the photo came."""
     i18n.activate(job.lang)
-    data, long_side, where, memory_bytes, cpu_seconds, _, reader_options = job
-    limit = _limit_self(memory_bytes, cpu_seconds, start.get("VmSize") if ready else None)
+    limit = _limit_self(job.memory_bytes, job.cpu_seconds, start.get("VmSize") if ready else None)
     result: tuple[str, Any]
     try:
-        loaded = decode_bytes(data, long_side, where)
-        result = ("ok", loaded if read is None else (loaded, read(loaded.pixels, **(reader_options or {}))))
+        loaded = decode_bytes(job.data, job.long_side, job.where)
+        options = job.reader_options or {}
+        result = ("ok", loaded if read is None else (loaded, read(loaded.pixels, **options)))
     except ImageError as error:
         result = ("refused", str(error))
     except MemoryError:
-        result = ("refused", _too_much_memory(where, memory_bytes))
+        result = ("refused", _too_much_memory(job.where, job.memory_bytes))
     except Exception as error:
         if limit and _proc_status().get("VmPeak", 0) >= limit - LIMIT_MARGIN_BYTES:
-            result = ("refused", _too_much_memory(where, memory_bytes))
+            result = ("refused", _too_much_memory(job.where, job.memory_bytes))
         else:  # a bug in the reader: the server's error, not the photo's
             result = ("failed", f"the photo reader failed: {type(error).__name__}: {_one_line(error)}")
     used = resource.getrusage(resource.RUSAGE_SELF)
@@ -755,14 +755,14 @@ def _in_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: st
     if not data:
         raise ImageError(_("empty file: %(file)s has no bytes", file=repr(where)))
     last_cost.value = None
-    answer, stopped = _run_worker(data, reader, long_side, where, memory_bytes, cpu_seconds, reader_options)
+    job = _Job(data, long_side, where, memory_bytes, cpu_seconds, i18n.current(), reader_options)
+    answer, stopped = _run_worker(job, reader)
     if answer is None and stopped not in LIMIT_EXITS:
         # Not stopped by its limits: it crashed, exited or could not start (a fault of this
         # machine or of a library, not of the photo), so the photo gets one more worker.
         _logger.warning("a photo worker for %s ended without an answer (exit code %s); reading it again",
                         where, stopped)
-        answer, stopped = _run_worker(data, reader, long_side, where, memory_bytes, cpu_seconds,
-                                      reader_options)
+        answer, stopped = _run_worker(job, reader)
     if answer is None:
         _logger.warning("a photo worker for %s ended without an answer (exit code %s)", where, stopped)
         params = {"file": repr(where), "mib": memory_bytes // 2**20, "cpu": cpu_seconds}
@@ -780,14 +780,12 @@ def _in_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: st
     return payload
 
 
-def _run_worker(data: bytes, reader: ReaderSpec | None, long_side: int, where: str, memory_bytes: int,
-                cpu_seconds: int, reader_options: Mapping[str, Any] | None = None) -> tuple[Any, int | None]:
-    """One worker's answer (None if it gave none) and, when it gave none, how it ended: its exit
-    code (negative: the signal that stopped it; `WALL_STOPPED` when it was killed here for taking
-    too long), or None when it could not be started."""
+def _run_worker(job: _Job, reader: ReaderSpec | None) -> tuple[Any, int | None]:
+    """One worker's answer to ``job`` (None if it gave none) and, when it gave none, how it ended:
+    its exit code (negative: the signal that stopped it; `WALL_STOPPED` when it was killed here for
+    taking too long), or None when it could not be started."""
     with _slots, _flying():
         context = _worker_context(_module_of(reader))
-        job = _Job(data, long_side, where, memory_bytes, cpu_seconds, i18n.current(), reader_options)
         ready = None if reader is None or not READY_WORKER else _take_ready(reader, job)
         if ready is not None:
             worker, reader_end = ready.worker, ready.answers
