@@ -294,8 +294,9 @@ def export_onnx(torch: Any, net: Any, shape: tuple[int, ...], name: str, half: b
     nodes = list(graph.node)
     del graph.node[:]
     graph.node.extend(casts + nodes)
+    _zero_subnormals(onnx, graph)
     onnx.checker.check_model(graph_model)
-    return without_subnormals(bytes(graph_model.SerializeToString()))
+    return bytes(graph_model.SerializeToString())
 
 
 def without_subnormals(model: bytes) -> bytes:
@@ -314,9 +315,18 @@ def without_subnormals(model: bytes) -> bytes:
     subnormal weight times an activation is too small to change a sum of normal size."""
     onnx = importlib.import_module("onnx")
     graph_model = onnx.load_from_string(model)
+    if not _zero_subnormals(onnx, graph_model.graph):
+        return model
+    onnx.checker.check_model(graph_model)
+    return bytes(graph_model.SerializeToString())
+
+
+def _zero_subnormals(onnx: Any, graph: Any) -> bool:
+    """Set the subnormal float32 weights of the ONNX `graph` to zero, in place (see
+    `without_subnormals`); whether it had any."""
     tiny = np.finfo(np.float32).tiny
-    flushed = False
-    for initializer in graph_model.graph.initializer:
+    zeroed_any = False
+    for initializer in graph.initializer:
         array = onnx.numpy_helper.to_array(initializer)
         if array.dtype != np.float32:
             continue
@@ -324,11 +334,8 @@ def without_subnormals(model: bytes) -> bytes:
         if subnormal.any():
             zeroed = np.where(subnormal, np.float32(0), array).astype(np.float32)
             initializer.CopyFrom(onnx.numpy_helper.from_array(zeroed, initializer.name))
-            flushed = True
-    if not flushed:
-        return model
-    onnx.checker.check_model(graph_model)
-    return bytes(graph_model.SerializeToString())
+            zeroed_any = True
+    return zeroed_any
 
 
 def fit_temperature(logits: NDArray[np.float32], labels: NDArray[np.int64]) -> float:
