@@ -30,10 +30,12 @@ GREEDY_BYTES = 2**30
 
 
 def read_as(cards: Sequence[str], quads: Sequence[Sequence[tuple[float, float]]], width: int,
-            pixels: NDArray[np.uint8], expect: int | None = None) -> Recognition:
+            pixels: NDArray[np.uint8], expect: int | None = None,
+            starter: str | None = None) -> Recognition:
     """Every card of the truth, sure of each, its corners shrunk to the working size it is given
     (``width``: the photo's own width in pixels), and the card lying apart, as the recogniser
-    says it from the corners. The count the page expects (``expect``) changes nothing here."""
+    says it from the corners. The count the page expects (``expect``) and the starter it knows
+    (``starter``) change nothing here."""
     scale = pixels.shape[1] / width
     found = [Detection(code, 0.99, [(x * scale, y * scale) for x, y in quad])
              for code, quad in zip(cards, quads, strict=True)]

@@ -238,12 +238,12 @@ def test_gunicorn_workers_each_decode_photos_in_their_own_limited_workers(
 def test_a_worker_past_its_limits_is_stopped_and_the_photo_refused(bombs: dict[str, bytes]) -> None:
     # The scan count and the format checks catch the known bombs first; the limits catch the rest.
     photo = bombs["12 MP JPEG photo (reference)"]
-    assert decode_upload(photo).pixels.shape == (960, 1280, 3)
+    assert decode_upload(photo).pixels.shape == (768, 1024, 3)
     with pytest.raises(ImageError, match="too large or too complex to read"):
         decode_upload(bombs["40 MP RGBA PNG"], memory_bytes=8 * MIB)  # its decoded pixels alone are 160 MB
     with pytest.raises(ImageError, match=r"too large or too complex to read.*0 s of CPU"):
         decode_upload(photo, cpu_seconds=0)  # SIGXCPU at its first clock tick
-    assert decode_upload(photo).pixels.shape == (960, 1280, 3)  # and the next photo is read as usual
+    assert decode_upload(photo).pixels.shape == (768, 1024, 3)  # and the next photo is read as usual
 
 
 def test_the_reading_is_the_recognisers_own_and_limited_with_the_decode(bombs: dict[str, bytes]) -> None:

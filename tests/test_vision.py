@@ -1850,6 +1850,7 @@ def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
     # five distinct cards surely, or else after the blobs' corners when those do; any other
     # photo is read in full, to the same answer as without.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", False)  # read at the working size only
     made: list[str] = []
     for name in ("broken_outline_blobs", "segment_proposals"):
         real = getattr(module, name)
@@ -1860,7 +1861,8 @@ def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
 
         monkeypatch.setattr(module, name, noting)
     ways: list[str] = []
-    for photo, full in shows:
+    apart = render_show(40_008, harsh=False)
+    for photo, full in [*shows, (apart, recognise(apart.jpeg_bytes()))]:
         made.clear()
         told = recognise(photo.jpeg_bytes(), expect=5)  # type: ignore[attr-defined]
         assert sorted(d.card for d in told.cards) == sorted(photo.cards)  # type: ignore[attr-defined]
@@ -1877,11 +1879,20 @@ def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
             assert (told.starter is None) == (full.starter is None)
             if full.starter is not None and told.starter is not None:
                 assert told.cards[told.starter].card == full.cards[full.starter].card
-        # Another count than the photo holds is read in full.
-        assert recognise(photo.jpeg_bytes(), expect=4).to_dict() == full.to_dict()  # type: ignore[attr-defined]
-    # The test's three shows: one with its five cards apart, two with cards overlapping, in
-    # one of them only at their edges.
-    assert ways == ["corners", "edges", "in full"]
+        # Told a count the photo does not reach, it is read in full (the segments looked for
+        # too), to the full reading's cards at the same corners, and short of the count it may
+        # take the likeliest readings left, each for the player to check (told fewer, it may
+        # stop as soon as its outlines read that many surely).
+        made.clear()
+        six = recognise(photo.jpeg_bytes(), expect=6)  # type: ignore[attr-defined]
+        assert "segment_proposals" in made
+        placed = [(d.card, d.corners) for d in full.cards]
+        assert all(place in [(d.card, d.corners) for d in six.cards] for place in placed)
+        taken = [d for d in six.cards if (d.card, d.corners) not in placed]
+        assert len(six.cards) <= 6 and all(d.confidence < module.UNSURE_BELOW for d in taken)
+    # The test's shows: two with cards overlapping only at their edges, one with cards
+    # overlapping, and one with its five cards apart.
+    assert ways == ["corners", "corners", "in full", "edges"]
 
 
 def test_a_glyph_search_no_longer_wanted_stops() -> None:
@@ -1992,35 +2003,45 @@ def _found_only_told_five(
     return photo, data, alone, told, next(d for d in told.cards if d.card == card)
 
 
-def test_a_show_read_one_card_short_is_looked_at_again_and_what_is_found_checked() -> None:
-    # This show's ace of diamonds is found only as a lone corner framed a little off, which
-    # reads it too weakly to count. Told the show holds five, the recogniser looks again there.
+def test_a_show_read_one_card_short_is_looked_at_again_and_what_is_found_checked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # This show's king of hearts is found only as a glyph pair framed a little off, which reads
+    # it too weakly to count. Told the show holds five, the recogniser looks again there.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
-    photo, data, alone, told, ace = _found_only_told_five(40_123, "AD")
+    monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", False)
+    photo, data, alone, told, king = _found_only_told_five(40_786, "KH")
     # What the second look finds is never called sure: the player is asked to check it.
-    assert ace.confidence < module.UNSURE_BELOW
-    # At the ace's index corner (top-left or bottom-right, turned half round).
-    quad = photo.quads[photo.cards.index("AD")]
-    first = np.array(ace.corners[0])
+    assert king.confidence < module.UNSURE_BELOW
+    # At the king's index corner (top-left or bottom-right, turned half round).
+    quad = photo.quads[photo.cards.index("KH")]
+    first = np.array(king.corners[0])
     width = float(np.linalg.norm(quad[1] - quad[0]))
     assert min(np.linalg.norm(first - quad[0]), np.linalg.norm(first - quad[2])) < 0.25 * width
-    # Told six, two short, it finds the ace and nothing more: there is no sixth card to find.
+    # Told six, two short, it finds the king and nothing more: there is no sixth card to find.
     assert recognise(data, expect=6).to_dict() == told.to_dict()
     # More cards short than it looks for (SECOND_LOOK_SHORT), or told four, it does not look.
     assert recognise(data, expect=5 + module.SECOND_LOOK_SHORT).to_dict() == alone.to_dict()
     assert recognise(data, expect=4).to_dict() == alone.to_dict()
+    # Told its count and unsure of a card, the show is read again at the finer size, where the
+    # king is not read at all: the reading at the working size stands.
+    monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", True)
+    decoded = load_image(data, module.FINER_LONG_SIDE_PX)
+    finer = module._read_loaded(decoded, None, None, module.READING_THREADS, 5)
+    assert sorted(d.card for d in finer.cards) == sorted(set(photo.cards) - {"KH"})
+    assert recognise(data, expect=5).to_dict() == told.to_dict()
 
 
 def test_a_show_still_short_after_the_second_look_takes_its_likeliest_reading_left(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # This show's six of clubs, the last of a column of five, reads only from a glyph pair at
-    # under the 0.7 a card needs, and no moved frame reads it surely. Told the show holds five,
-    # the likeliest reading no card explains is taken, and the player asked to check it.
+    # This show's two of clubs reads only from a glyph pair at under the 0.7 a card needs, and
+    # no moved frame reads it surely. Told the show holds five, the likeliest reading no card
+    # explains is taken, and the player asked to check it.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
-    photo, data, alone, _, six = _found_only_told_five(40_166, "6C")
-    assert module.SHORT_FLOOR <= six.confidence < module.MIN_CONFIDENCE
-    quad = photo.quads[photo.cards.index("6C")]
-    middle = np.mean(six.corners, axis=0)
+    monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", False)  # read at the working size only
+    photo, data, alone, _, two = _found_only_told_five(40_421, "2C")
+    assert module.SHORT_FLOOR <= two.confidence < module.MIN_CONFIDENCE
+    quad = photo.quads[photo.cards.index("2C")]
+    middle = np.mean(two.corners, axis=0)
     assert np.linalg.norm(middle - quad.mean(axis=0)) < 0.25 * float(np.linalg.norm(quad[1] - quad[0]))
     # Only down to the floor: with it at the usual bar, the show is read one short.
     monkeypatch.setattr(module, "SHORT_FLOOR", module.MIN_CONFIDENCE)
@@ -2105,21 +2126,81 @@ def test_a_count_weighs_readings_as_every_outcome_counted_out_does() -> None:
         assert within_count(ps, most) == pytest.approx(expected, rel=1e-9)
 
 
-def test_a_hand_read_past_its_count_leaves_out_a_card_read_again_at_its_other_corner() -> None:
+def test_a_reading_in_doubt_is_read_again_at_the_finer_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A photo is read shrunk to the working size; read unsure of a card, or told a count and
+    # short of it, it is read again as decoded (1280 px), and that reading is the answer when it
+    # reads more cards surely. Two procedural hands held fanned, 1600 px.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    from vision.io import FINER_LONG_SIDE_PX, WORKING_LONG_SIDE_PX
+
+    assert WORKING_LONG_SIDE_PX < FINER_LONG_SIDE_PX
+    readings: list[int] = []
+    real = module._read_loaded
+
+    def noting(loaded: LoadedImage, *args: object) -> Recognition:
+        readings.append(max(loaded.pixels.shape[:2]))
+        return real(loaded, *args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(module, "_read_loaded", noting)
+    # Untold, this hand of four reads two cards at the working size, one of them unsurely;
+    # read again, all four, three surely (the five of diamonds for the player to check).
+    hand = render_held_hand(40_058)
+    data = hand.jpeg_bytes()
+    monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", False)
+    working = recognise(data)
+    assert sorted(d.card for d in working.cards) == ["2C", "KH"]
+    assert sum(d.confidence >= module.UNSURE_BELOW for d in working.cards) == 1
+    monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", True)
+    readings.clear()
+    again = recognise(data)
+    assert readings == [WORKING_LONG_SIDE_PX, FINER_LONG_SIDE_PX]
+    assert sorted(d.card for d in again.cards) == sorted(hand.cards)
+    assert [d.card for d in again.cards if d.confidence < module.UNSURE_BELOW] == ["5D"]
+    # The corners are the photo's own either way: each card's first corner at its index.
+    for card in again.cards:
+        quad = hand.quads[hand.cards.index(card.card)]
+        width = float(np.linalg.norm(quad[1] - quad[0]))
+        assert min(np.linalg.norm(quad - card.corners[0], axis=1)) < 0.25 * width
+    # Told its six cards, this hand reads them all, its seven of spades unsurely (0.94); read
+    # again, every one surely.
+    hand = render_held_hand(40_046)
+    data = hand.jpeg_bytes()
+    monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", False)
+    working = recognise(data, expect=6)
+    assert [d.card for d in working.cards if d.confidence < module.UNSURE_BELOW] == ["7S"]
+    monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", True)
+    told = recognise(data, expect=6)
+    assert sorted(d.card for d in told.cards) == sorted(hand.cards)
+    assert all(d.confidence >= module.UNSURE_BELOW for d in told.cards)
+    # A reading sure of every card is not read again.
+    readings.clear()
+    show = recognise(render_show(TEST_SEEDS[0], harsh=False).jpeg_bytes())
+    assert readings == [WORKING_LONG_SIDE_PX] and all(d.confidence >= module.UNSURE_BELOW for d in show.cards)
+
+
+def test_a_hand_read_past_its_count_leaves_out_a_card_read_again_at_its_other_corner(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from vision.geometry import quad_iou
     from vision.recognise import PAST_COUNT_OVERLAP
 
-    # A hand held fanned (procedural hand 40,034): the three of diamonds is read at its index
-    # and again at its far corner, as an eight of diamonds, whose card lies over the three's.
-    # Untold, the eight is reported and asks to be checked (a photo may hold any cards).
-    photo = render_held_hand(40_034)
+    # A hand held fanned (procedural hand 40,023): the ten of hearts is read at one index
+    # corner and again at the other, as a seven of hearts, whose card lies over the ten's.
+    # Untold, the seven is reported and asks to be checked (a photo may hold any cards).
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    photo = render_held_hand(40_023)
     untold = recognise(photo.jpeg_bytes())
     (extra,) = [d for d in untold.cards if d.card not in photo.cards]
-    three = next(d for d in untold.cards if d.card == "3D")
-    assert extra.card == "8D" and extra.confidence < 0.95
-    assert quad_iou(np.array(extra.corners), np.array(three.corners)) >= PAST_COUNT_OVERLAP
-    # Told its four cards, the count leaves the eight, the least sure, out; the four are sure.
-    told = recognise(photo.jpeg_bytes(), expect=4)
+    ten = next(d for d in untold.cards if d.card == "TH")
+    assert extra.card == "7H" and extra.confidence < 0.95
+    assert quad_iou(np.array(extra.corners), np.array(ten.corners)) >= PAST_COUNT_OVERLAP
+    quad = photo.quads[photo.cards.index("TH")]
+    width = float(np.linalg.norm(quad[1] - quad[0]))
+    assert {int(np.argmin(np.linalg.norm(quad - d.corners[0], axis=1))) for d in (extra, ten)} == {0, 2}
+    assert all(min(np.linalg.norm(quad - d.corners[0], axis=1)) < 0.25 * width for d in (extra, ten))
+    # Told its five cards, the count leaves the seven, the least sure, out; the five are sure
+    # (read at the working size alone: nothing is read again).
+    monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", False)
+    told = recognise(photo.jpeg_bytes(), expect=5)
     assert sorted(d.card for d in told.cards) == sorted(photo.cards)
     assert all(d.confidence >= 0.95 for d in told.cards)
 
@@ -2170,13 +2251,13 @@ def test_proposals_read_in_batches_read_as_read_all_at_once(
 
 
 def _a_shows_outlines() -> tuple[list[np.ndarray], IndexModel, list[Proposal]]:
-    """A generated show's pyramid, the default model, and its outline proposals (over 40)."""
+    """A generated show's pyramid, the default model, and its outline proposals (over 20)."""
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
     from vision.detect import card_masks, find_blobs, outline_proposals, prepare, unique_quads
 
     prepared = prepare(load_image(render_show(40_244, harsh=False).jpeg_bytes()).pixels)
     proposals = outline_proposals(unique_quads(find_blobs(prepared, card_masks(prepared))))
-    assert len(proposals) > 40
+    assert len(proposals) > 20
     return prepared.pyramid, module.default_model(), proposals
 
 
@@ -2505,10 +2586,17 @@ def test_a_shaded_deal_is_the_same_deal_with_an_arms_shadow_cutting_across_its_c
     assert np.array_equal(render_shaded_deal(TEST_SEEDS[0]).image, shaded.image)
 
 
+def _working_pixels(image: np.ndarray) -> np.ndarray:
+    """`image` as `recognise` reads it: decoded at the finer size, shrunk to the working one."""
+    from vision.io import FINER_LONG_SIDE_PX
+    from vision.recognise import working_size
+
+    return working_size(load_image(image, FINER_LONG_SIDE_PX)).pixels
+
+
 def test_cards_a_shadow_hides_are_read_again_with_the_shadow_lifted() -> None:
     from vision.classify import default_model
     from vision.detect import lift_shadow
-    from vision.io import load_image
     from vision.recognise import (
         SHADOW_CROSSES,
         SHADOW_GAIN,
@@ -2523,10 +2611,11 @@ def test_cards_a_shadow_hides_are_read_again_with_the_shadow_lifted() -> None:
     # without it reads every card). The photo is read again with the shadow lifted, and the
     # answer gains exactly the cards hidden, each surely; none of the first reading's cards is
     # lost or read twice. The same deal without the shadow is read once: its dimmest cards
-    # are lit less by the lamp, not crossed by a shadow. One seed.
+    # are lit less by the lamp, not crossed by a shadow. One seed (the first's shadow hides a
+    # ten of spades that the lifted photo does not show either).
     model = default_model()
-    shaded = render_shaded_deal(TEST_SEEDS[0])
-    first = {c.reading.card for c in read_cards(load_image(shaded.image).pixels, model)}
+    shaded = render_shaded_deal(TEST_SEEDS[2])
+    first = {c.reading.card for c in read_cards(_working_pixels(shaded.image), model)}
     hidden = set(shaded.cards) - first
     assert hidden and first <= set(shaded.cards)
     result = recognise(shaded.image, model=model)
@@ -2534,7 +2623,7 @@ def test_cards_a_shadow_hides_are_read_again_with_the_shadow_lifted() -> None:
     assert len(cards) == len(set(cards)) and set(cards) == set(shaded.cards)
     assert all(d.confidence >= UNSURE_BELOW for d in result.cards if d.card in hidden)
 
-    pixels = load_image(render_deal(TEST_SEEDS[0]).image).pixels
+    pixels = _working_pixels(render_deal(TEST_SEEDS[2]).image)
     kept = read_cards(pixels, model)
     shade = lift_shadow(pixels).gain >= SHADOW_GAIN
     assert kept and not any(_share_within(c.quad, shade) > SHADOW_CROSSES for c in kept)
@@ -2828,6 +2917,7 @@ def test_a_tight_cards_frame_turned_and_slid_off_its_index_is_moved_back_onto_it
     from vision.detect import card_corners_from_frame
     from vision.recognise import (
         FAN_FINER_MOVES,
+        FINER_LONG_SIDE_PX,
         SECOND_LOOK_CONFIDENCE,
         UNSURE_BELOW,
         MovedFrames,
@@ -2844,14 +2934,16 @@ def test_a_tight_cards_frame_turned_and_slid_off_its_index_is_moved_back_onto_it
     # look's moves and the finer steps after them read nearly every one surely again, more than
     # the second look's moves alone. Every other card read at its true frame, the others lie
     # beside them as a fan's unsure readings do: the last, finer look finds cards the first did
-    # not, each on the table and reported for the player to check.
+    # not, each on the table and reported for the player to check. The deals are read at the
+    # finer size, as a reading told its count and unsure reads again (`FINER_LONG_SIDE_PX`): at
+    # the working size the first moves already find all but a few of these frames.
     model = default_model()
     off = _frame_move(1.0, 0.03, 0.0, 0.13)
     framed = back = coarse = 0
     checked: list[float] = []
     for seed in TEST_SEEDS:
         photo = render_tight_deal(seed)
-        loaded = load_image(photo.jpeg_bytes())
+        loaded = load_image(photo.jpeg_bytes(), FINER_LONG_SIDE_PX)
         pyramid = build_pyramid(loaded.pixels)
         frames = [card_homography(np.asarray(quad, np.float64) / loaded.scale) for quad in photo.quads]
         rank, suit = read_frames(pyramid, frames, model)

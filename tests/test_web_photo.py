@@ -738,3 +738,23 @@ def test_odd_forms_to_the_photo_routes_are_refused_never_a_500(client: FlaskClie
                      {"for": "discard", "players": "9"}, {"image": (io.BytesIO(b""), "")}):
             resp = client.post(path, data={**data, "csrf_token": token}, content_type="multipart/form-data")
             assert 400 <= resp.status_code < 500, (path, data, resp.status_code)
+
+
+def test_a_match_hand_photo_holding_the_starter_too_reads_the_hand_s_four_cards() -> None:
+    # A match's hand photo (four cards wanted) often holds the starter as well. Told four, a
+    # reading stops as soon as its outlines read four cards surely: in this show (the K♦ its
+    # starter) those are three hand cards and the starter. Told the starter too, the app's
+    # reader reads the photo again told five, and has the hand's four cards.
+    from web.reader import read_cards
+
+    photo = render_show(202, harsh=False)
+    pixels = vision.io.load_image(photo.jpeg_bytes(), vision.io.FINER_LONG_SIDE_PX).pixels
+    hand = sorted(set(photo.cards) - {"KD"})
+    told_four = read_cards(pixels, expect=4)
+    assert "KD" in {d.card for d in told_four.cards} and len(told_four.cards) == 4
+    knowing = read_cards(pixels, expect=4, starter="KD")
+    assert sorted(d.card for d in knowing.cards if d.card != "KD") == hand
+    assert all(d.confidence >= CHECK_BELOW for d in knowing.cards)
+    # A starter the photo does not hold, or four hand cards read beside it, change nothing.
+    assert read_cards(pixels, expect=4, starter="2C").to_dict() == told_four.to_dict()
+    assert read_cards(pixels, expect=5, starter="KD").to_dict() == read_cards(pixels, expect=5).to_dict()

@@ -4,8 +4,8 @@ Accepts JPEG, PNG, WebP and HEIC (iPhone) bytes, a file path, or a BGR array. EX
 orientation is applied, so "up" is up as the phone showed it. The pixel count is read from the
 file header and refused above `MAX_PIXELS` before anything is decoded (a small file can
 declare a huge image: a decompression bomb). Large photos are decoded at reduced size where
-the format allows (JPEG's DCT scaling) and shrunk to `WORKING_LONG_SIDE_PX`, which keeps a
-12-megapixel photo fast.
+the format allows (JPEG's DCT scaling) and shrunk to `WORKING_LONG_SIDE_PX` (the recogniser
+loads at `FINER_LONG_SIDE_PX` and shrinks from there), which keeps a 12-megapixel photo fast.
 
 Every format is shrunk before any colour conversion or copy, so a 12 MP PNG or HEIC costs little
 more than its own decoded pixels. Even so a file can cost far more to decode than it weighs (a
@@ -62,9 +62,16 @@ MAX_PIXELS = 40_000_000
 MAX_FILE_BYTES = 60 * 1024 * 1024
 """Largest file read from a path, in bytes; a 40 MP PNG fits, anything bigger is not a photo."""
 
-WORKING_LONG_SIDE_PX = 1280
+WORKING_LONG_SIDE_PX = 1024
 """Long side, in pixels, the recogniser works at: cards in a table photo then span about
-150-400 px, plenty for their corner index, and every stage stays fast on a phone photo."""
+120-320 px, plenty for their corner index, and every stage stays fast on a phone photo."""
+
+FINER_LONG_SIDE_PX = 1280
+"""Long side, in pixels, a photo is decoded at for the recogniser (`vision.recognise.recognise`):
+shrunk from there to `WORKING_LONG_SIDE_PX` and read, and read again at this size when the
+reading at the working size, of a hand's worth of cards, is unsure of one or, told a count,
+short of it (`vision.recognise.READ_DOUBTFUL_AGAIN`); that reading is the answer when it reads more cards
+surely (told a count: or as many, and more in all)."""
 
 ACCEPTED_FORMATS = {"JPEG": "JPEG", "MPO": "JPEG", "PNG": "PNG", "WEBP": "WebP", "HEIF": "HEIC"}
 """Pillow format names accepted, and how messages name them (MPO is the JPEG variant some

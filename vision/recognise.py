@@ -87,7 +87,7 @@ from vision.geometry import (
     read_patches,
     sample_card_grid,
 )
-from vision.io import ImageInput, load_image
+from vision.io import FINER_LONG_SIDE_PX, WORKING_LONG_SIDE_PX, ImageInput, LoadedImage, load_image
 from vision.starter import lying_apart
 
 MIN_PRESENCE = 0.5
@@ -169,6 +169,13 @@ cards and 2 wrong, all named for the player to check (the wrong ones, a 5S for t
 AC, at 0.54); the looks took 20-62 ms. Told four cards more than they hold, 120 development
 shows (8,860,001 on, starter apart and harsh) gained one false card in all (0.56), and 60
 photos of tables with clutter and printed paper but no card, told five or six, gained none."""
+
+AGAIN_AT_MOST = SECOND_LOOK_SHORT
+"""A reading in doubt is read again at `FINER_LONG_SIDE_PX` (`READ_DOUBTFUL_AGAIN`) only when it
+read at most this many cards, or was told a count no larger: six, a show or the largest hand. A
+deal's many cards often hold one in doubt: read again, the seven bridge deals of
+../shared/cards/bidly took a median of 766 ms more on one thread, 1,879 in all
+(`bench/bench_recognise.py`), and 12 development deals (9,000,001) gained 0.2 % of their cards."""
 
 SECOND_LOOK_AT_MOST = 32
 """Lone readings `second_look` reads again, the likeliest first: it costs about nine patches
@@ -311,6 +318,11 @@ reading, only the memory a photo's reading holds at once: a thousand patches' fl
 their temporaries took about 100 MiB at their peak (numpy's, traced), the most of any stage,
 which a photo worker's address-space budget (`vision.io`) must hold."""
 
+READ_DOUBTFUL_AGAIN = True
+"""Whether a photo read doubtfully (unsure of a card, or short of the count it was told) is read
+again at `FINER_LONG_SIDE_PX` (`recognise`; off in the tests of what the working size's
+reading does alone)."""
+
 READING_THREADS = 2
 """Threads a photo is read on. A player at the table waits for one photo, and the server's
 2-core machine is otherwise idle then, so the stages that do not wait on each other run on a
@@ -425,7 +437,8 @@ class Laps:
     (calibrate and merge), fan steps (read untold, or told a count and short of it: see
     `fan_neighbours`), second look (told a count and a card or a few short only: see
     `second_look` and `likeliest_left`), shadow (the photo read again with its shadows lifted,
-    when a card read lies in one: see `under_shadow`), starter."""
+    when a card read lies in one: see `under_shadow`), starter, finer (read doubtfully, the
+    whole reading again at `FINER_LONG_SIDE_PX`: see `recognise`)."""
 
     def __init__(self) -> None:
         self.ms: dict[str, list[float]] = {}
@@ -480,14 +493,62 @@ def recognise(
     past `expect`, a card read where a surer one lies may be that card
     read again, wrongly, and the count may leave it out (see `past_count`). When a card read
     lies partly in a shadow, the photo is read again with its shadows lifted, for the cards
-    the shadow hid (see `under_shadow`). ValueError if `expect` is under 1."""
+    the shadow hid (see `under_shadow`). The photo is decoded at `FINER_LONG_SIDE_PX` and read
+    shrunk to the working size (`WORKING_LONG_SIDE_PX`); read unsure of a card, or told a count
+    and short of it, a hand's worth of cards (`AGAIN_AT_MOST`) is read again as decoded (see
+    `_doubtful`), and that reading is the
+    answer when it reads more cards surely, or, told a count, as many and more cards in all (see
+    `_standing`). ValueError if `expect` is under 1."""
     if expect is not None and expect < 1:
         raise ValueError(f"expect is a number of cards, at least 1, not {expect}")
-    lap = _no_lap if laps is None else laps.lap
     if laps is not None:
         laps.start()
-    loaded = load_image(image)
-    lap("decode")
+    finer = load_image(image, FINER_LONG_SIDE_PX)
+    working = working_size(finer)
+    if laps is not None:
+        laps.lap("decode")
+    result = _read_loaded(working, model, laps, threads, expect)
+    held = len(result.cards) if expect is None else expect
+    if READ_DOUBTFUL_AGAIN and working is not finer and held <= AGAIN_AT_MOST and _doubtful(result, expect):
+        again = _read_loaded(finer, model, None, threads, expect)
+        if _standing(again, expect) > _standing(result, expect):
+            result = again
+    if laps is not None:
+        laps.lap("finer")
+    return result
+
+
+def working_size(loaded: LoadedImage) -> LoadedImage:
+    """`loaded` (at most `FINER_LONG_SIDE_PX` on its long side) shrunk to the working size,
+    `vision.io.WORKING_LONG_SIDE_PX` (itself, if no larger), its scale still to the original."""
+    if max(loaded.pixels.shape[:2]) <= WORKING_LONG_SIDE_PX:
+        return loaded
+    shrunk = load_image(loaded.pixels, WORKING_LONG_SIDE_PX)
+    return replace(shrunk, original_size=loaded.original_size, scale=loaded.scale * shrunk.scale)
+
+
+def _doubtful(result: Recognition, expect: int | None) -> bool:
+    """Whether a reading read a card unsurely (`UNSURE_BELOW`), or, told `expect` cards, fewer."""
+    short = expect is not None and len(result.cards) < expect
+    return short or any(d.confidence < UNSURE_BELOW for d in result.cards)
+
+
+def _standing(result: Recognition, expect: int | None) -> tuple[int, int]:
+    """How well a reading did: the cards it read surely (`UNSURE_BELOW`), then, told `expect`
+    cards, the cards it read up to `expect`; the larger, the better."""
+    sure = sum(d.confidence >= UNSURE_BELOW for d in result.cards)
+    return sure, 0 if expect is None else min(len(result.cards), expect)
+
+
+def _read_loaded(
+    loaded: LoadedImage,
+    model: IndexModel | None,
+    laps: Laps | None,
+    threads: int,
+    expect: int | None,
+) -> Recognition:
+    """`recognise`'s reading of a photo as loaded, corners in its original pixels."""
+    lap = _no_lap if laps is None else laps.lap
     model = model or default_model()
     # The photo's own warnings need nothing from the reading, nor it from them. Told a count, they
     # are worked out beside the pyramid and the reading's first stages; untold, the second thread

@@ -11,11 +11,12 @@ exactly the typed one.
 ``static/js/photo.js`` shrinks a large photo in the browser before sending it (1600 px on the
 long side, JPEG, the EXIF orientation applied to the pixels: a 12 MP photo goes up as a few
 hundred kB instead of a few MB); the cards read are the same (tests/test_photo_shrink.py), since
-the server reads at 1280 px anyway. Forms without JavaScript and the API send the original.
+the server decodes at 1280 px anyway. Forms without JavaScript and the API send the original.
 
-The server keeps no photo. The upload is decoded once, at the recogniser's working size, and read
-from that array (told how many cards the page wants, ``Target.wanted``: a show read whole from its
-cards' outlines then skips the search for cards whose outline is lost), both in one worker process
+The server keeps no photo. The upload is decoded once, at 1280 px (``vision.io.FINER_LONG_SIDE_PX``,
+which the recogniser shrinks to its working size and may read again), and read from that array
+(told how many cards the page wants, ``Target.wanted``: a show read whole from its cards'
+outlines then skips the search for cards whose outline is lost), both in one worker process
 with memory and CPU limits (``web.api.decode_and_read_upload``: a file that declares a huge image,
 costs minutes to decode or is too busy to read stops the worker, not the server); the server
 shrinks the decoded array into the JPEG sent back inline as a ``data:`` URL. Corrections (``POST
@@ -569,8 +570,10 @@ def read_photo(data: bytes, target: Target, filename: str | None = None) -> Phot
     """Decode the photo once and read its cards (in a limited worker), and shrink it for display;
     ImageError if unreadable."""
     # A player photographs one show after another: the next photo's worker waits ready for it.
+    # In a match the starter is known, and may lie in the photo beside the hand's four cards.
+    known = None if target.starter is None else str(target.starter)
     loaded, result = decode_and_read_upload(data, where=_display_name(filename), expect=target.wanted,
-                                            ready_next=True)
+                                            ready_next=True, starter=known)
     pixels = loaded.pixels  # the array the worker read: corners are in its pixels
     height, width = pixels.shape[:2]
     factor = min(1.0, DISPLAY_LONG_SIDE_PX / max(width, height))

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.classify import default_model
-from vision.io import WORKING_LONG_SIDE_PX
+from vision.io import FINER_LONG_SIDE_PX
 from vision.recognise import Recognition, recognise
 
 __all__ = ["read_cards", "warm_up"]
@@ -29,15 +29,27 @@ cv2.setNumThreads(1)
 default_model()
 
 
-def read_cards(pixels: NDArray[np.uint8], expect: int | None = None) -> Recognition:
-    """The recogniser's reading of a decoded working-size photo, corners in its pixels; ``expect``:
-    how many cards the page wants from it (see ``vision.recognise``)."""
-    return recognise(pixels, expect=expect)
+def read_cards(pixels: NDArray[np.uint8], expect: int | None = None,
+               starter: str | None = None) -> Recognition:
+    """The recogniser's reading of a photo decoded at ``vision.io.FINER_LONG_SIDE_PX``, corners in
+    its pixels; ``expect``: how many cards the page wants from it (see ``vision.recognise``).
+    ``starter``: a card the page knows, which may lie in the photo besides those (a match's
+    starter, beside the hand): read among fewer than ``expect`` others, the photo holds one card
+    more than it was told, and is read again told so. Told four, a reading stops as soon as its
+    outlines read four cards surely, and the starter may be one of them."""
+    result = recognise(pixels, expect=expect)
+    if expect is None or starter is None or starter not in {d.card for d in result.cards}:
+        return result
+    if sum(d.card != starter for d in result.cards) >= expect:
+        return result
+    again = recognise(pixels, expect=expect + 1)
+    others = sum(d.card != starter for d in again.cards)
+    return again if others > sum(d.card != starter for d in result.cards) else result
 
 
 def warm_up() -> None:
-    """Read a blank photo of the working size once, in a photo worker that waits ready for its
-    photo (``vision.io.READY_WORKER``): the memory a reading's arrays take is then the worker's
+    """Read a blank photo of the size photos are decoded at once, in a photo worker that waits
+    ready for its photo (``vision.io.READY_WORKER``): the memory a reading's arrays take is then the worker's
     own, its pages already mapped, and the libraries' first calls are made, before the photo
     comes (see ``bench/bench_ready_worker.py``)."""
-    recognise(np.full((WORKING_LONG_SIDE_PX * 3 // 4, WORKING_LONG_SIDE_PX, 3), 128, np.uint8))
+    recognise(np.full((FINER_LONG_SIDE_PX * 3 // 4, FINER_LONG_SIDE_PX, 3), 128, np.uint8))
