@@ -67,11 +67,9 @@ WORKING_LONG_SIDE_PX = 1024
 120-320 px, plenty for their corner index, and every stage stays fast on a phone photo."""
 
 FINER_LONG_SIDE_PX = 1280
-"""Long side, in pixels, a photo is decoded at for the recogniser (`vision.recognise.recognise`):
-shrunk from there to `WORKING_LONG_SIDE_PX` and read, and read again at this size when the
-reading at the working size, of a hand's worth of cards, is unsure of one or, told a count,
-short of it (`vision.recognise.READ_DOUBTFUL_AGAIN`); that reading is the answer when it reads more cards
-surely (told a count: or as many, and more in all)."""
+"""Long side, in pixels, a photo is decoded at for the recogniser: it reads it shrunk to
+`WORKING_LONG_SIDE_PX`, and again at this size when that reading is in doubt (see
+`vision.recognise.recognise`)."""
 
 ACCEPTED_FORMATS = {"JPEG": "JPEG", "MPO": "JPEG", "PNG": "PNG", "WEBP": "WebP", "HEIF": "HEIC"}
 """Pillow format names accepted, and how messages name them (MPO is the JPEG variant some

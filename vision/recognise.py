@@ -496,9 +496,8 @@ def recognise(
     the shadow hid (see `under_shadow`). The photo is decoded at `FINER_LONG_SIDE_PX` and read
     shrunk to the working size (`WORKING_LONG_SIDE_PX`); read unsure of a card, or told a count
     and short of it, a hand's worth of cards (`AGAIN_AT_MOST`) is read again as decoded (see
-    `_doubtful`), and that reading is the
-    answer when it reads more cards surely, or, told a count, as many and more cards in all (see
-    `_standing`). ValueError if `expect` is under 1."""
+    `_doubtful`), and that reading is the answer when it reads more cards surely, or, told a
+    count, as many and more cards in all (see `_standing`). ValueError if `expect` is under 1."""
     if expect is not None and expect < 1:
         raise ValueError(f"expect is a number of cards, at least 1, not {expect}")
     if laps is not None:

@@ -38,18 +38,19 @@ def read_cards(pixels: NDArray[np.uint8], expect: int | None = None,
     more than it was told, and is read again told so. Told four, a reading stops as soon as its
     outlines read four cards surely, and the starter may be one of them."""
     result = recognise(pixels, expect=expect)
-    if expect is None or starter is None or starter not in {d.card for d in result.cards}:
-        return result
-    if sum(d.card != starter for d in result.cards) >= expect:
-        return result
+
+    def others(reading: Recognition) -> int:
+        return sum(d.card != starter for d in reading.cards)
+
+    if expect is None or starter is None or others(result) == len(result.cards) or others(result) >= expect:
+        return result  # the starter not read, or read beside every card asked for
     again = recognise(pixels, expect=expect + 1)
-    others = sum(d.card != starter for d in again.cards)
-    return again if others > sum(d.card != starter for d in result.cards) else result
+    return again if others(again) > others(result) else result
 
 
 def warm_up() -> None:
     """Read a blank photo of the size photos are decoded at once, in a photo worker that waits
-    ready for its photo (``vision.io.READY_WORKER``): the memory a reading's arrays take is then the worker's
-    own, its pages already mapped, and the libraries' first calls are made, before the photo
-    comes (see ``bench/bench_ready_worker.py``)."""
+    ready for its photo (``vision.io.READY_WORKER``): the memory a reading's arrays take is then
+    the worker's own, its pages already mapped, and the libraries' first calls are made, before
+    the photo comes (see ``bench/bench_ready_worker.py``)."""
     recognise(np.full((FINER_LONG_SIDE_PX * 3 // 4, FINER_LONG_SIDE_PX, 3), 128, np.uint8))
