@@ -7,7 +7,7 @@ the same with Pillow. Every labelled photo in ``../shared/cards`` (at most 1600 
 README says) is first made into a phone's 12 MP original: enlarged to 4032 px on the long side and
 stored turned a quarter with the EXIF orientation that turns it back, as a phone held upright
 stores it. The cards the recogniser reads from that original and from its shrunk copy must be the
-same (but for cards at the edge of being reported: see the test): the server decodes at 1280 px
+same (but for cards at the edge of being reported: see the test): the server decodes at 1600 px
 whatever it is sent.
 """
 

@@ -2033,15 +2033,15 @@ def test_a_show_read_one_card_short_is_looked_at_again_and_what_is_found_checked
 
 def test_a_show_still_short_after_the_second_look_takes_its_likeliest_reading_left(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # This show's two of clubs reads only from a glyph pair at under the 0.7 a card needs, and
-    # no moved frame reads it surely. Told the show holds five, the likeliest reading no card
-    # explains is taken, and the player asked to check it.
+    # This show's king of spades reads only at under the 0.7 a card needs, and no moved frame
+    # reads it surely. Told the show holds five, the likeliest reading no card explains is
+    # taken, and the player asked to check it.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
     monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", False)  # read at the working size only
-    photo, data, alone, _, two = _found_only_told_five(40_421, "2C")
-    assert module.SHORT_FLOOR <= two.confidence < module.MIN_CONFIDENCE
-    quad = photo.quads[photo.cards.index("2C")]
-    middle = np.mean(two.corners, axis=0)
+    photo, data, alone, _, king = _found_only_told_five(40_410, "KS")
+    assert module.SHORT_FLOOR <= king.confidence < module.MIN_CONFIDENCE
+    quad = photo.quads[photo.cards.index("KS")]
+    middle = np.mean(king.corners, axis=0)
     assert np.linalg.norm(middle - quad.mean(axis=0)) < 0.25 * float(np.linalg.norm(quad[1] - quad[0]))
     # Only down to the floor: with it at the usual bar, the show is read one short.
     monkeypatch.setattr(module, "SHORT_FLOOR", module.MIN_CONFIDENCE)
@@ -2128,8 +2128,8 @@ def test_a_count_weighs_readings_as_every_outcome_counted_out_does() -> None:
 
 def test_a_reading_in_doubt_is_read_again_at_the_finer_size(monkeypatch: pytest.MonkeyPatch) -> None:
     # A photo is read shrunk to the working size; read unsure of a card, or told a count and
-    # short of it, it is read again as decoded (1280 px), and that reading is the answer when it
-    # reads more cards surely. Two procedural hands held fanned, 1600 px.
+    # short of it, it is read again shrunk from the decoded photo to 1280 px, and that reading is
+    # the answer when it reads more cards surely. Two procedural hands held fanned, 1600 px.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
     from vision.io import FINER_LONG_SIDE_PX, WORKING_LONG_SIDE_PX
 
@@ -2142,13 +2142,13 @@ def test_a_reading_in_doubt_is_read_again_at_the_finer_size(monkeypatch: pytest.
         return real(loaded, *args)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(module, "_read_loaded", noting)
-    # Untold, this hand of four reads two cards at the working size, one of them unsurely;
+    # Untold, this hand of four reads three cards at the working size, two of them unsurely;
     # read again, all four, three surely (the five of diamonds for the player to check).
     hand = render_held_hand(40_058)
     data = hand.jpeg_bytes()
     monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", False)
     working = recognise(data)
-    assert sorted(d.card for d in working.cards) == ["2C", "KH"]
+    assert sorted(d.card for d in working.cards) == ["2C", "2S", "KH"]
     assert sum(d.confidence >= module.UNSURE_BELOW for d in working.cards) == 1
     monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", True)
     readings.clear()

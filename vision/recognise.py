@@ -87,7 +87,14 @@ from vision.geometry import (
     read_patches,
     sample_card_grid,
 )
-from vision.io import FINER_LONG_SIDE_PX, WORKING_LONG_SIDE_PX, ImageInput, LoadedImage, load_image
+from vision.io import (
+    DECODED_LONG_SIDE_PX,
+    FINER_LONG_SIDE_PX,
+    WORKING_LONG_SIDE_PX,
+    ImageInput,
+    LoadedImage,
+    load_image,
+)
 from vision.starter import lying_apart
 
 MIN_PRESENCE = 0.5
@@ -493,23 +500,24 @@ def recognise(
     past `expect`, a card read where a surer one lies may be that card
     read again, wrongly, and the count may leave it out (see `past_count`). When a card read
     lies partly in a shadow, the photo is read again with its shadows lifted, for the cards
-    the shadow hid (see `under_shadow`). The photo is decoded at `FINER_LONG_SIDE_PX` and read
+    the shadow hid (see `under_shadow`). The photo is decoded at `DECODED_LONG_SIDE_PX` and read
     shrunk to the working size (`WORKING_LONG_SIDE_PX`); read unsure of a card, or told a count
-    and short of it, a hand's worth of cards (`AGAIN_AT_MOST`) is read again as decoded (see
-    `_doubtful`), and that reading is the answer when it reads more cards surely, or, told a
-    count, as many and more cards in all (see `_standing`). ValueError if `expect` is under 1."""
+    and short of it, a hand's worth of cards (`AGAIN_AT_MOST`) is read again shrunk from the
+    decoded pixels to `FINER_LONG_SIDE_PX` instead (see `_doubtful`), and that reading is the
+    answer when it reads more cards surely, or, told a count, as many and more cards in all (see
+    `_standing`). ValueError if `expect` is under 1."""
     if expect is not None and expect < 1:
         raise ValueError(f"expect is a number of cards, at least 1, not {expect}")
     if laps is not None:
         laps.start()
-    finer = load_image(image, FINER_LONG_SIDE_PX)
-    working = working_size(finer)
+    decoded = load_image(image, DECODED_LONG_SIDE_PX)
+    working = working_size(decoded)
     if laps is not None:
         laps.lap("decode")
     result = _read_loaded(working, model, laps, threads, expect)
     held = len(result.cards) if expect is None else expect
-    if READ_DOUBTFUL_AGAIN and working is not finer and held <= AGAIN_AT_MOST and _doubtful(result, expect):
-        again = _read_loaded(finer, model, None, threads, expect)
+    if READ_DOUBTFUL_AGAIN and working is not decoded and held <= AGAIN_AT_MOST and _doubtful(result, expect):
+        again = _read_loaded(shrunk_to(decoded, FINER_LONG_SIDE_PX), model, None, threads, expect)
         if _standing(again, expect) > _standing(result, expect):
             result = again
     if laps is not None:
@@ -518,11 +526,17 @@ def recognise(
 
 
 def working_size(loaded: LoadedImage) -> LoadedImage:
-    """`loaded` (at most `FINER_LONG_SIDE_PX` on its long side) shrunk to the working size,
-    `vision.io.WORKING_LONG_SIDE_PX` (itself, if no larger), its scale still to the original."""
-    if max(loaded.pixels.shape[:2]) <= WORKING_LONG_SIDE_PX:
+    """`loaded` (as decoded, `DECODED_LONG_SIDE_PX` at most on its long side) shrunk to the
+    working size, `vision.io.WORKING_LONG_SIDE_PX` (see `shrunk_to`)."""
+    return shrunk_to(loaded, WORKING_LONG_SIDE_PX)
+
+
+def shrunk_to(loaded: LoadedImage, long_side: int) -> LoadedImage:
+    """`loaded` shrunk to `long_side` on its long side (itself, if no larger), its scale still
+    to the original photo."""
+    if max(loaded.pixels.shape[:2]) <= long_side:
         return loaded
-    shrunk = load_image(loaded.pixels, WORKING_LONG_SIDE_PX)
+    shrunk = load_image(loaded.pixels, long_side)
     return replace(shrunk, original_size=loaded.original_size, scale=loaded.scale * shrunk.scale)
 
 

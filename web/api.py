@@ -256,22 +256,22 @@ def ready_photo_worker() -> str:
 def decode_and_read_upload(data: bytes, where: str = "upload", expect: int | None = None,
                            ready_next: bool = False,
                            starter: str | None = None) -> tuple[LoadedImage, Recognition]:
-    """An uploaded photo decoded (at ``vision.io.FINER_LONG_SIDE_PX``, which the recogniser
-    shrinks to its working size and may read again) and read, both in one limited worker process
-    (``vision.io.decode_and_read``) by the app's ``MUGGINS_PHOTO_READER``; the reading's corners
-    are in the decoded pixels. ``expect``: how many cards the photo should hold, when the
-    page knows (passed to the reader, ``vision.recognise``'s ``expect``). ImageError if the photo
-    is refused or too costly to read. ``ready_next``: have a worker wait ready for the page's next
-    photo (``vision.io.decode_and_read``). ``starter``: a card the page knows may lie in the photo
-    besides the ``expect`` cards (a match's starter; passed to the reader with ``expect``)."""
+    """An uploaded photo decoded (at ``vision.io.DECODED_LONG_SIDE_PX``, which the recogniser shrinks to
+    its working size, and to a finer one for a reading in doubt) and read, both in one limited
+    worker process (``vision.io.decode_and_read``) by the app's ``MUGGINS_PHOTO_READER``; the
+    reading's corners are in the decoded pixels. ``expect``: how many cards the photo should hold,
+    when the page knows (passed to the reader, ``vision.recognise``'s ``expect``). ImageError if the
+    photo is refused or too costly to read. ``ready_next``: have a worker wait ready for the page's
+    next photo (``vision.io.decode_and_read``). ``starter``: a card the page knows may lie in the
+    photo besides the ``expect`` cards (a match's starter; passed to the reader with ``expect``)."""
     from vision import Recognition
-    from vision.io import FINER_LONG_SIDE_PX, ReaderSpec, decode_and_read
+    from vision.io import DECODED_LONG_SIDE_PX, ReaderSpec, decode_and_read
 
     reader: ReaderSpec = current_app.config.get("MUGGINS_PHOTO_READER", PHOTO_READER)
     options: dict[str, object] | None = None if expect is None else {"expect": expect}
     if options is not None and starter is not None:
         options["starter"] = starter
-    loaded, result = decode_and_read(data, reader, FINER_LONG_SIDE_PX, where=where, reader_options=options,
+    loaded, result = decode_and_read(data, reader, DECODED_LONG_SIDE_PX, where=where, reader_options=options,
                                      ready_next=ready_next)
     if not isinstance(result, Recognition):
         raise RuntimeError(f"the photo reader {reader!r} answered {type(result).__name__}, not a Recognition")

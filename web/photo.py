@@ -11,15 +11,16 @@ exactly the typed one.
 ``static/js/photo.js`` shrinks a large photo in the browser before sending it (1600 px on the
 long side, JPEG, the EXIF orientation applied to the pixels: a 12 MP photo goes up as a few
 hundred kB instead of a few MB); the cards read are the same (tests/test_photo_shrink.py), since
-the server decodes at 1280 px anyway. Forms without JavaScript and the API send the original.
+the server decodes at 1600 px anyway. Forms without JavaScript and the API send the original.
 
-The server keeps no photo. The upload is decoded once, at 1280 px (``vision.io.FINER_LONG_SIDE_PX``,
-which the recogniser shrinks to its working size and may read again), and read from that array
-(told how many cards the page wants, ``Target.wanted``: a show read whole from its cards'
-outlines then skips the search for cards whose outline is lost), both in one worker process
-with memory and CPU limits (``web.api.decode_and_read_upload``: a file that declares a huge image,
-costs minutes to decode or is too busy to read stops the worker, not the server); the server
-shrinks the decoded array into the JPEG sent back inline as a ``data:`` URL. Corrections (``POST
+The server keeps no photo. The upload is decoded once, at 1600 px
+(``vision.io.DECODED_LONG_SIDE_PX``, which the recogniser shrinks to its working size, and to a
+finer one for a reading in doubt), and read from that array (told how many cards the page wants,
+``Target.wanted``: a show read whole from its cards' outlines then skips the search for cards whose
+outline is lost), both in one worker process with memory and CPU limits
+(``web.api.decode_and_read_upload``: a file that declares a huge image, costs minutes to decode or
+is too busy to read stops the worker, not the server); the server shrinks the decoded array into the
+JPEG sent back inline as a ``data:`` URL. Corrections (``POST
 /photo/cards``) carry the outlines and chips in hidden fields; htmx swaps only the panel and keeps
 the photo on screen (``hx-preserve``); without JavaScript the outlines are drawn on a plain
 background instead.

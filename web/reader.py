@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.classify import default_model
-from vision.io import FINER_LONG_SIDE_PX
+from vision.io import DECODED_LONG_SIDE_PX
 from vision.recognise import Recognition, recognise
 
 __all__ = ["read_cards", "warm_up"]
@@ -31,7 +31,7 @@ default_model()
 
 def read_cards(pixels: NDArray[np.uint8], expect: int | None = None,
                starter: str | None = None) -> Recognition:
-    """The recogniser's reading of a photo decoded at ``vision.io.FINER_LONG_SIDE_PX``, corners in
+    """The recogniser's reading of a photo decoded at ``vision.io.DECODED_LONG_SIDE_PX``, corners in
     its pixels; ``expect``: how many cards the page wants from it (see ``vision.recognise``).
     ``starter``: a card the page knows, which may lie in the photo besides those (a match's
     starter, beside the hand): read among fewer than ``expect`` others, the photo holds one card
@@ -53,4 +53,4 @@ def warm_up() -> None:
     ready for its photo (``vision.io.READY_WORKER``): the memory a reading's arrays take is then
     the worker's own, its pages already mapped, and the libraries' first calls are made, before
     the photo comes (see ``bench/bench_ready_worker.py``)."""
-    recognise(np.full((FINER_LONG_SIDE_PX * 3 // 4, FINER_LONG_SIDE_PX, 3), 128, np.uint8))
+    recognise(np.full((DECODED_LONG_SIDE_PX * 3 // 4, DECODED_LONG_SIDE_PX, 3), 128, np.uint8))

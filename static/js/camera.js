@@ -5,7 +5,7 @@
 // the player had chosen it as a photo, so the confirm screen is the photo flow's own. Loaded as a
 // module; every word comes from the page.
 
-const FRAME_LONG_SIDE = 1280;  // frames' long side in pixels: the size the server decodes a photo at
+const FRAME_LONG_SIDE = 1280;  // frames' long side in pixels: the finest size the server reads a photo at
 const FRAME_QUALITY = 0.8;
 const MIN_GAP_MS = 250;  // at most four frames a second, whatever the server's speed
 const IN_FLIGHT = 2;  // frames being read at once: a server reads two photos at once (vision.io's

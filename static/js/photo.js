@@ -5,7 +5,7 @@
   "use strict";
 
   // A phone's 12 MP photo (3 to 6 MB) goes up as a JPEG of about 1600 px on the long side, a few
-  // hundred kB: the server decodes a photo at 1280 px anyway, so the answer is the same and comes
+  // hundred kB: the server decodes a photo at this size anyway, so the answer is the same and comes
   // sooner on the table's Wi-Fi. Quality 0.92, not 0.85: a tight fan's small indices lost 11 of
   // 255 cards at 0.85 (bidly's deals), 2 at 0.92, for about 80 kB more. tests/test_photo_shrink.py
   // emulates this with Pillow, reading these two numbers from this file.
