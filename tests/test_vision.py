@@ -2518,6 +2518,30 @@ def test_the_evaluation_counts_missed_cards_by_deck() -> None:
     assert decks_missed([Tally("none")]) == []
 
 
+def test_the_evaluation_counts_the_false_cards_read_surely() -> None:
+    # A false card the player is asked to check is one thing; one shown as sure is another, and
+    # the "never a confident wrong card" is about those: the table counts them apart.
+    from vision.evaluate import HEADER, Tally
+
+    shows = Tally("shows")
+    shows.add("seed 1", ["AS", "2S", "3S"], ["AS", "2S", "3S"], 10.0, sure=["AS", "2S", "3S"])
+    # 4S read surely, not in the photo; 5D read too, but for the player to check.
+    shows.add("seed 2", ["AS", "2S", "3S"], ["AS", "4S", "5D"], 20.0, sure=["AS", "4S"])
+    assert shows.false_sure == 1
+    columns = [cell.strip() for cell in HEADER.splitlines()[0].strip("|").split("|")]
+    cells = [cell.strip() for cell in shows.row().strip("|").split("|")]
+    assert dict(zip(columns, cells, strict=True)) == {
+        "set": "shows",
+        "images": "2",
+        "card recall": "66.7%",
+        "card precision": "66.7%",
+        "false cards read surely": "1",
+        "exact photos": "50.0%",
+        "median ms": "15",
+        "p95 ms": "20",
+    }
+
+
 def test_random_is_not_used_at_module_level() -> None:
     # The generator takes explicit seeds: two renders of one seed are identical.
     first = render_show(TEST_SEEDS[0], harsh=False).image

@@ -2,33 +2,33 @@
 
 Each DIR holds photos and a `labels.json` mapping file name to {"cards": [...]} (the layout of
 the shared evaluation photos). `--synthetic N` adds N freshly generated cribbage shows (seed
-`EVALUATION_SEED`, never used in training) photographed twice over: with a typical phone
-camera, and with the harsh camera the training uses (dim light, strong glare and shadows,
-heavy blur and noise, JPEG down to quality 55), and N shows whose starter lies clearly apart
-(typical camera). `--held N` adds N hands of four to six cards held fanned in the fingers
-(`render_held_hand`, typical camera, seeds from `HELD_SEED`): only each card's top-left index
-shows, fingers over the cards' lower parts. `--deals N` adds N deals laid out to show, four hands of
-nine to thirteen cards each fanned on the table (`render_deal`, typical camera, seeds from
-`DEAL_SEED`, read untold): a stand-in for the bridge deals among the labelled photos, which only
-measure; N deals whose hands are laid straight, each in runs of cards slid over one another
-in rows or columns (`render_spread_deal`, seeds from `SPREAD_SEED`, read untold); and N deals
-laid tight, fanned or straight, each card showing its deck's own index and little more
-(`render_tight_deal`, seeds from `TIGHT_SEED`, read untold), as the bridge deals are; and N
-deals fanned as the first, with the shadow of the player's arm across them
-(`render_shaded_deal`, seeds from `SHADED_SEED`, read untold), as one bridge deal is. `--large N`
-adds N typical shows at 12 megapixels for timing. `--expect 5` reads the generated shows (not
-the folders) as the count page has them read, told how many cards they hold (`recognise`'s
-`expect`), and with `--held` adds a row of the same hands read told how many cards each holds,
-as a match's photo of a hand and the throw advisor read them (the first held row stays
-untold). Prints a markdown
-table: images, card recall, card precision, exact-photo rate (every card right and nothing
-extra), and the median and 95th-percentile time per photo, measured from the file's bytes
-(decode included); then a second one for `Recognition.starter`: on generated shows how often
-the card suggested as the starter is the starter, a hand card (wrong) or none, and on the
-labelled photos (no shows, so no starter to be right about) how often any card is suggested.
-`--verbose` lists every photo not read exactly, a generated one with the deck its faces are
-drawn from, and then, for the generated photos, the decks that missed a card or reported a
-false one (`decks_missed`): a deck whose print a stage loses misses cards photo after photo.
+`EVALUATION_SEED`, never used in training) photographed twice over: with a typical phone camera,
+and with the harsh camera the training uses (dim light, strong glare and shadows, heavy blur and
+noise, JPEG down to quality 55), and N shows whose starter lies clearly apart (typical camera).
+`--held N` adds N hands of four to six cards held fanned in the fingers (`render_held_hand`,
+typical camera, seeds from `HELD_SEED`): only each card's top-left index shows, fingers over the
+cards' lower parts. `--deals N` adds N deals laid out to show, four hands of nine to thirteen
+cards each fanned on the table (`render_deal`, typical camera, seeds from `DEAL_SEED`, read
+untold): a stand-in for the bridge deals among the labelled photos, which only measure; N deals
+whose hands are laid straight, each in runs of cards slid over one another in rows or columns
+(`render_spread_deal`, seeds from `SPREAD_SEED`, read untold); and N deals laid tight, fanned or
+straight, each card showing its deck's own index and little more (`render_tight_deal`, seeds
+from `TIGHT_SEED`, read untold), as the bridge deals are; and N deals fanned as the first, with
+the shadow of the player's arm across them (`render_shaded_deal`, seeds from `SHADED_SEED`, read
+untold), as one bridge deal is. `--large N` adds N typical shows at 12 megapixels for timing.
+`--expect 5` reads the generated shows (not the folders) as the count page has them read, told
+how many cards they hold (`recognise`'s `expect`), and with `--held` adds a row of the same
+hands read told how many cards each holds, as a match's photo of a hand and the throw advisor
+read them (the first held row stays untold). Prints a markdown table: images, card recall, card
+precision, the false cards read surely (at least `recognise.UNSURE_BELOW`: shown to the player
+as sure, not as a card to check), exact-photo rate (every card right and nothing extra), and the
+median and 95th-percentile time per photo, measured from the file's bytes (decode included);
+then a second one for `Recognition.starter`: on generated shows how often the card suggested as
+the starter is the starter, a hand card (wrong) or none, and on the labelled photos (no shows,
+so no starter to be right about) how often any card is suggested. `--verbose` lists every photo
+not read exactly, a generated one with the deck its faces are drawn from, and then, for the
+generated photos, the decks that missed a card or reported a false one (`decks_missed`): a deck
+whose print a stage loses misses cards photo after photo.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ import numpy as np
 
 from vision.classify import default_model
 from vision.io import ImageError
-from vision.recognise import recognise
+from vision.recognise import UNSURE_BELOW, recognise
 from vision.synth import (
     FaceLibrary,
     SyntheticPhoto,
@@ -78,6 +78,8 @@ class Tally:
     truth: int = 0
     found: int = 0
     right: int = 0
+    false_sure: int = 0
+    """Cards reported that the photo does not hold, read surely (`UNSURE_BELOW`)."""
     exact: int = 0
     millis: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
@@ -92,15 +94,18 @@ class Tally:
         millis: float,
         stages: Mapping[str, str] | None = None,
         deck: str | None = None,
+        sure: Iterable[str] = (),
     ) -> None:
         """Count one photo; `stages` names the detector stage that proposed each card found, to
-        trace an extra one; `deck` names a generated photo's deck (`SyntheticPhoto.deck`)."""
+        trace an extra one; `deck` names a generated photo's deck (`SyntheticPhoto.deck`); `sure`:
+        the cards found that were read surely."""
         want, have = set(expected), list(got)
         hits = len(want & set(have))
         self.images += 1
         self.truth += len(want)
         self.found += len(have)
         self.right += hits
+        self.false_sure += sum(card not in want for card in sure)
         self.millis.append(millis)
         if deck is not None:
             self.decks.setdefault(deck, DeckCount(deck)).add(len(want), len(have), hits)
@@ -122,8 +127,8 @@ class Tally:
         median = float(np.median(self.millis)) if self.millis else 0.0
         p95 = float(np.percentile(self.millis, 95)) if self.millis else 0.0
         return (
-            f"| {self.name} | {self.images} | {recall:.1%} | {precision:.1%} | {exact:.1%} | "
-            f"{median:.0f} | {p95:.0f} |"
+            f"| {self.name} | {self.images} | {recall:.1%} | {precision:.1%} | {self.false_sure} | "
+            f"{exact:.1%} | {median:.0f} | {p95:.0f} |"
         )
 
 
@@ -213,19 +218,39 @@ STARTER_HEADER = (
 
 
 HEADER = (
-    "| set | images | card recall | card precision | exact photos | median ms | p95 ms |\n"
-    "| --- | --- | --- | --- | --- | --- | --- |"
+    "| set | images | card recall | card precision | false cards read surely | exact photos | median ms "
+    "| p95 ms |\n"
+    "| --- | --- | --- | --- | --- | --- | --- | --- |"
 )
 
 
-def _timed(data: bytes, expect: int | None = None) -> tuple[list[str], float, dict[str, str], str | None]:
-    """The cards found in a photo (told to `expect` that many, if given), the milliseconds taken,
-    the stage that proposed each, and the card suggested as the starter."""
+@dataclass(frozen=True)
+class _Read:
+    """A photo's reading as the evaluation counts it."""
+
+    cards: list[str]
+    millis: float
+    stages: dict[str, str]
+    """The detector stage that proposed each card."""
+    sure: list[str]
+    """The cards read surely (`UNSURE_BELOW`)."""
+    starter: str | None
+    """The card suggested as the starter."""
+
+
+def _timed(data: bytes, expect: int | None = None) -> _Read:
+    """The reading of a photo (told to `expect` cards, if given), timed."""
     started = time.perf_counter()
     result = recognise(data, expect=expect)
     millis = (time.perf_counter() - started) * 1000.0
     starter = None if result.starter is None else result.cards[result.starter].card
-    return [d.card for d in result.cards], millis, {d.card: d.stage for d in result.cards}, starter
+    return _Read(
+        cards=[d.card for d in result.cards],
+        millis=millis,
+        stages={d.card: d.stage for d in result.cards},
+        sure=[d.card for d in result.cards if d.confidence >= UNSURE_BELOW],
+        starter=starter,
+    )
 
 
 def split_prefixes(folder: Path) -> list[str]:
@@ -249,9 +274,9 @@ def evaluate_folder_starters(folder: Path, only: str | None = None) -> tuple[Tal
     for name in sorted(labels):
         if only and not name.startswith(only):
             continue
-        cards, millis, stages, starter = _timed((folder / name).read_bytes())
-        tally.add(name, labels[name]["cards"], cards, millis, stages)
-        starters.add(None, starter)
+        read = _timed((folder / name).read_bytes())
+        tally.add(name, labels[name]["cards"], read.cards, read.millis, read.stages, sure=read.sure)
+        starters.add(None, read.starter)
     return tally, starters
 
 
@@ -300,10 +325,11 @@ def _tally_generated(
     starters = StarterTally(name)
     for i, photo in enumerate(photos):
         told = len(photo.cards) if told_count else expect
-        cards, millis, stages, starter = _timed(photo.jpeg_bytes(), told)
-        tally.add(f"seed {seed + i} ({photo.deck})", photo.cards, cards, millis, stages, photo.deck)
+        read = _timed(photo.jpeg_bytes(), told)
+        tally.add(f"seed {seed + i} ({photo.deck})", photo.cards, read.cards, read.millis, read.stages,
+                  photo.deck, read.sure)
         if photo.starter_index is not None:
-            starters.add(photo.cards[photo.starter_index], starter)
+            starters.add(photo.cards[photo.starter_index], read.starter)
     return tally, starters
 
 
@@ -460,6 +486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         overall.truth += tally.truth
         overall.found += tally.found
         overall.right += tally.right
+        overall.false_sure += tally.false_sure
         overall.exact += tally.exact
         overall.millis += tally.millis
     print(HEADER)
