@@ -46,7 +46,7 @@ import numpy as np
 
 from vision.classify import default_model
 from vision.io import ImageError
-from vision.recognise import UNSURE_BELOW, recognise
+from vision.recognise import recognise
 from vision.synth import (
     FaceLibrary,
     SyntheticPhoto,
@@ -79,7 +79,7 @@ class Tally:
     found: int = 0
     right: int = 0
     false_sure: int = 0
-    """Cards reported that the photo does not hold, read surely (`UNSURE_BELOW`)."""
+    """Cards reported that the photo does not hold, read surely (`Detection.sure`)."""
     exact: int = 0
     millis: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
@@ -233,7 +233,7 @@ class _Read:
     stages: dict[str, str]
     """The detector stage that proposed each card."""
     sure: list[str]
-    """The cards read surely (`UNSURE_BELOW`)."""
+    """The cards read surely (`Detection.sure`)."""
     starter: str | None
     """The card suggested as the starter."""
 
@@ -248,7 +248,7 @@ def _timed(data: bytes, expect: int | None = None) -> _Read:
         cards=[d.card for d in result.cards],
         millis=millis,
         stages={d.card: d.stage for d in result.cards},
-        sure=[d.card for d in result.cards if d.confidence >= UNSURE_BELOW],
+        sure=[d.card for d in result.cards if d.sure],
         starter=starter,
     )
 

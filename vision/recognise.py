@@ -376,6 +376,12 @@ class Detection:
     unknown), to trace a false card (`python -m vision.evaluate --verbose` prints it); not part
     of `to_dict`."""
 
+    @property
+    def sure(self) -> bool:
+        """Whether the card was read surely (`UNSURE_BELOW`): shown to the player as read, not
+        as a card to check."""
+        return self.confidence >= UNSURE_BELOW
+
 
 @dataclass(frozen=True)
 class Recognition:
@@ -543,13 +549,13 @@ def shrunk_to(loaded: LoadedImage, long_side: int) -> LoadedImage:
 def _doubtful(result: Recognition, expect: int | None) -> bool:
     """Whether a reading read a card unsurely (`UNSURE_BELOW`), or, told `expect` cards, fewer."""
     short = expect is not None and len(result.cards) < expect
-    return short or any(d.confidence < UNSURE_BELOW for d in result.cards)
+    return short or not all(d.sure for d in result.cards)
 
 
 def _standing(result: Recognition, expect: int | None) -> tuple[int, int]:
     """How well a reading did: the cards it read surely (`UNSURE_BELOW`), then, told `expect`
     cards, the cards it read up to `expect`; the larger, the better."""
-    sure = sum(d.confidence >= UNSURE_BELOW for d in result.cards)
+    sure = sum(d.sure for d in result.cards)
     return sure, 0 if expect is None else min(len(result.cards), expect)
 
 
@@ -601,7 +607,7 @@ def _read_loaded(
     ]
     if not detections:
         warnings.append("no cards found")
-    unsure = [d.card for d in detections if d.confidence < UNSURE_BELOW]
+    unsure = [d.card for d in detections if not d.sure]
     if unsure:
         warnings.append(f"not sure of {', '.join(unsure)}: check or retake closer")
     starter = lying_apart([d.corners for d in detections])

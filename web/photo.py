@@ -20,10 +20,9 @@ finer one for a reading in doubt), and read from that array (told how many cards
 outline is lost), both in one worker process with memory and CPU limits
 (``web.api.decode_and_read_upload``: a file that declares a huge image, costs minutes to decode or
 is too busy to read stops the worker, not the server); the server shrinks the decoded array into the
-JPEG sent back inline as a ``data:`` URL. Corrections (``POST
-/photo/cards``) carry the outlines and chips in hidden fields; htmx swaps only the panel and keeps
-the photo on screen (``hx-preserve``); without JavaScript the outlines are drawn on a plain
-background instead.
+JPEG sent back inline as a ``data:`` URL. Corrections (``POST /photo/cards``) carry the outlines and
+chips in hidden fields; htmx swaps only the panel and keeps the photo on screen (``hx-preserve``);
+without JavaScript the outlines are drawn on a plain background instead.
 
 ``POST /api/recognise``, the same reading as JSON, is in the API blueprint (``web.api``).
 """
