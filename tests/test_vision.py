@@ -1647,6 +1647,35 @@ def test_a_card_read_at_both_ends_from_lone_corners_is_one_card() -> None:
     assert [c.reading.card for c in merge([top_left, bottom_right])] == ["6D"]
 
 
+def test_a_card_another_reading_of_it_names_otherwise_is_kept_less_surely() -> None:
+    from vision.recognise import MIN_CONFIDENCE, UNSURE_BELOW, merge, same_card
+
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    # A blurred five of hearts outlined twice, a few pixels apart: one outline reads it as the
+    # six at 0.992, the other as the five at 0.977. One of two sure readings is wrong, and the
+    # card kept is right with odds 0.992 x 0.023 against 0.977 x 0.008: 0.7449 (worked by hand).
+    six = _candidate(quad, "6H", whole=True, confidence=0.992)
+    five = _candidate(quad + np.array([4.0, -3.0]), "5H", whole=True, confidence=0.977)
+    assert same_card(six, five)
+    [kept] = merge([five, six])
+    assert kept.reading.card == "6H"
+    assert kept.confidence == pytest.approx(0.7449, abs=1e-4) and kept.confidence < UNSURE_BELOW
+    # A weak rival (a corner misread at 0.75) leaves a card read at 0.9999 sure ...
+    sure = _candidate(quad, "6H", whole=True, confidence=0.9999)
+    weak = _candidate(quad + np.array([4.0, -3.0]), "5H", whole=True, confidence=0.75)
+    [kept] = merge([sure, weak])
+    assert kept.confidence == pytest.approx(0.9997, abs=1e-4) and kept.confidence >= UNSURE_BELOW
+    # ... two strong ones leave the card read at least at the floor, the likeliest still ...
+    rival = _candidate(quad + np.array([4.0, -3.0]), "5H", whole=True, confidence=0.98)
+    [kept] = merge([_candidate(quad, "6H", whole=True, confidence=0.981), rival])
+    assert kept.reading.card == "6H" and kept.confidence == MIN_CONFIDENCE
+    # ... and a "rival" naming a card read elsewhere in the photo is that card's reading, not
+    # this one's: the six stays as sure as it was read.
+    elsewhere = _candidate(quad + np.array([400.0, 0.0]), "5H", whole=True, confidence=0.99)
+    kept = merge([six, five, elsewhere])
+    assert {c.reading.card: c.confidence for c in kept} == {"6H": 0.992, "5H": 0.99}
+
+
 def test_a_card_whose_index_lies_where_another_cards_far_end_is_estimated_is_another_card() -> None:
     from vision.recognise import merge, same_card
 
