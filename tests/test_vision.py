@@ -1676,6 +1676,26 @@ def test_a_card_another_reading_of_it_names_otherwise_is_kept_less_surely() -> N
     assert {c.reading.card: c.confidence for c in kept} == {"6H": 0.992, "5H": 0.99}
 
 
+def test_a_reading_at_a_size_no_card_has_is_judged_at_the_photos_card_size() -> None:
+    from dataclasses import replace
+
+    from vision.recognise import merge, same_card
+
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    ten = _candidate(quad, "TH", whole=True, confidence=0.9999)
+    # The ten's index read again as a card 0.6 times its size, its corner 10 px off and its
+    # index middle 8.4 px off: 0.10 and 0.08 of the ten's width, but 0.17 and 0.14 of its own,
+    # more than `TWO_READINGS_APART` (0.13) from the ten at the narrower card's width ...
+    small = _candidate((quad - quad[0]) * 0.6 + np.array([110.0, 103.0]), "QH", confidence=0.97)
+    assert not same_card(ten, small)
+    assert sorted(c.reading.card for c in merge([ten, small])) == ["QH", "TH"]
+    # ... and so a card there, while its size was found nowhere among the photo's outlined cards
+    # (`calibrate`'s size offset). Measured at the ten's width, it is the ten's index read again.
+    off = replace(small, size_offset=0.15)
+    assert same_card(ten, off) and same_card(off, ten)
+    assert [c.reading.card for c in merge([ten, off])] == ["TH"]
+
+
 def test_a_card_whose_index_lies_where_another_cards_far_end_is_estimated_is_another_card() -> None:
     from vision.recognise import merge, same_card
 

@@ -1827,7 +1827,7 @@ def same_card(a: Candidate, b: Candidate, apart: float = TWO_READINGS_APART) -> 
     """
     if a.whole and b.whole and quad_iou(a.quad, b.quad) > SAME_CARD_IOU:
         return True
-    width = min(float(np.linalg.norm(a.quad[1] - a.quad[0])), float(np.linalg.norm(b.quad[1] - b.quad[0])))
+    width = _judging_width(a, b)
     corner_pairs = itertools.product(_index_corners(a), _index_corners(b))
     if any(
         float(np.linalg.norm(p - q)) < apart * width and _turned_alike(u, v)
@@ -1849,6 +1849,17 @@ def same_card(a: Candidate, b: Candidate, apart: float = TWO_READINGS_APART) -> 
             for near, far in ((a.ends[0], b.ends[1]), (a.ends[1], b.ends[0]))
         )
     )
+
+
+def _judging_width(a: Candidate, b: Candidate) -> float:
+    """The card width `same_card` measures two readings' distances in: the narrower one's, so
+    that tight neighbours stay apart; but a reading at a size the photo's cards do not have
+    (`Candidate.size_offset`) is measured at the width of the one that has it, the photo's own
+    card size."""
+    wide_a, wide_b = (float(np.linalg.norm(c.quad[1] - c.quad[0])) for c in (a, b))
+    if (a.size_offset > 0.0) != (b.size_offset > 0.0):
+        return wide_b if a.size_offset > 0.0 else wide_a
+    return min(wide_a, wide_b)
 
 
 def _alike_cards(a: str, b: str) -> bool:
