@@ -1792,7 +1792,7 @@ def rivalled(kept: list[Candidate], rivals: list[tuple[int, Candidate]], floor: 
     held fanned from 6,100,001 and 10 deals from 9,000,001) rivals were read for about one card
     in nine, nearly all of them under `UNSURE_BELOW` and beside a card read surely and rightly;
     with this, one false card read surely (8,200,240's 5H, read as 6H at 0.992 and as 5H at
-    0.977 from a second outline) is asked about, and four right ones are."""
+    0.977 from a second outline) is asked about, and no right card is."""
     names = {k.reading.card for k in kept}
     strongest: dict[int, float] = {}
     for i, rival in rivals:
