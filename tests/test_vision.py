@@ -1676,6 +1676,27 @@ def test_a_card_another_reading_of_it_names_otherwise_is_kept_less_surely() -> N
     assert {c.reading.card: c.confidence for c in kept} == {"6H": 0.992, "5H": 0.99}
 
 
+def test_two_cards_that_may_be_one_read_at_both_ends_leave_the_less_sure_in_doubt() -> None:
+    from vision.recognise import MIN_CONFIDENCE, merge, same_card
+
+    quad = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+    # A ten of hearts read upside down at its bottom-right index alone (its top-left index only
+    # estimated), and its top-left index misread as a seven of hearts framed 0.7 times too
+    # small: the two estimated cards overlap 0.49, under `SAME_CARD_IOU`, so they may be two
+    # cards (one lying head to tail over the other's end) ...
+    ten = _candidate(np.roll(quad, -2, axis=0), "TH", confidence=0.9999)
+    seven = _candidate((quad - quad[0]) * 0.7 + quad[0], "7H", confidence=0.995)
+    assert not same_card(ten, seven)
+    # ... or one. Both are kept, the seven as the ten's rival: 0.995 x 0.0001 against
+    # 0.9999 x 0.005 leaves it 0.02, reported at the floor for the player to check.
+    got = {c.reading.card: c.confidence for c in merge([ten, seven])}
+    assert got == {"TH": 0.9999, "7H": MIN_CONFIDENCE}
+    # A seven of spades there shares neither rank nor suit with the ten: no misreading of the
+    # ten's own index, a card of its own, as sure as it was read.
+    spade = _candidate((quad - quad[0]) * 0.7 + quad[0], "7S", confidence=0.995)
+    assert {c.reading.card: c.confidence for c in merge([ten, spade])} == {"TH": 0.9999, "7S": 0.995}
+
+
 def test_a_reading_at_a_size_no_card_has_is_judged_at_the_photos_card_size() -> None:
     from dataclasses import replace
 
