@@ -1809,7 +1809,7 @@ def rivalled(kept: list[Candidate], rivals: list[tuple[int, Candidate]], floor: 
             strongest[i] = max(strongest.get(i, 0.0), rival.confidence)
     for (_, a), (j, b) in itertools.combinations(enumerate(kept), 2):
         # Two cards kept that may be one read at both ends: the less sure is the other's rival.
-        if _ends_alike(a, b, _judging_width(a, b)):
+        if _ends_alike(a, b):
             strongest[j] = max(strongest.get(j, 0.0), a.confidence)
     for i, r in strongest.items():
         k = kept[i].confidence
@@ -1857,10 +1857,16 @@ def same_card(a: Candidate, b: Candidate, apart: float = TWO_READINGS_APART) -> 
     return quad_iou(a.quad, b.quad) > SAME_CARD_IOU and _ends_alike(a, b, width, apart)
 
 
-def _ends_alike(a: Candidate, b: Candidate, width: float, apart: float = TWO_READINGS_APART) -> bool:
+def _ends_alike(
+    a: Candidate, b: Candidate, width: float | None = None, apart: float = TWO_READINGS_APART
+) -> bool:
     """Whether two readings that share a rank or a suit could be one card read at its two ends:
-    one's index where the other's estimated far index is, turned the same way (`_same_index`)."""
-    return _alike_cards(a.reading.card, b.reading.card) and any(
+    one's index where the other's estimated far index is, turned the same way (`_same_index`),
+    `width` apart (`_judging_width`'s, worked out only for two such readings when not given)."""
+    if not _alike_cards(a.reading.card, b.reading.card):
+        return False
+    width = _judging_width(a, b) if width is None else width
+    return any(
         near.read != far.read and _same_index(near, far, width, apart)
         for near, far in ((a.ends[0], b.ends[1]), (a.ends[1], b.ends[0]))
     )
