@@ -1697,6 +1697,30 @@ def test_two_cards_that_may_be_one_read_at_both_ends_leave_the_less_sure_in_doub
     assert {c.reading.card: c.confidence for c in merge([ten, spade])} == {"TH": 0.9999, "7S": 0.995}
 
 
+def test_two_lone_readings_each_on_the_others_card_head_to_tail_leave_the_less_sure_in_doubt() -> None:
+    from vision.recognise import FAR_INDEX, MIN_CONFIDENCE, merge, same_card
+
+    # A ten of spades 100 px wide lying upright, read at its top-left index alone and taken for a
+    # card 140 px wide, and its bottom-right index, half under another card, misread as a queen
+    # of spades, taken as big, upside down. Each estimate puts its far index 69 px (0.49 of
+    # the width) from the other reading's index, beyond `FAR_INDEX` ...
+    read_at_top = np.array([[100.0, 100.0], [240.0, 100.0], [240.0, 296.0], [100.0, 296.0]])
+    read_at_bottom = np.array([[200.0, 240.0], [60.0, 240.0], [60.0, 44.0], [200.0, 44.0]])
+    ten = _candidate(read_at_top, "TS", confidence=0.9997)
+    queen = _candidate(read_at_bottom, "QS", confidence=0.965)
+    assert float(np.linalg.norm(ten.ends[1].middle - queen.ends[0].middle)) > FAR_INDEX * 140
+    assert not same_card(ten, queen)
+    # ... but each index lies on the other's card, read the other way up: one card read at both
+    # ends, or two lying on each other head to tail. The queen is kept for the player to check.
+    assert {c.reading.card: c.confidence for c in merge([ten, queen])} == {"TS": 0.9997, "QS": MIN_CONFIDENCE}
+    # Laid side by side head to tail, each index just off the other's card (3 px), they are two.
+    beside = _candidate(queen.quad + np.array([60.0, 0.0]), "QS", confidence=0.965)
+    assert {c.reading.card: c.confidence for c in merge([ten, beside])} == {"TS": 0.9997, "QS": 0.965}
+    # A queen of hearts there shares neither rank nor suit with the ten: a card of its own.
+    hearts = _candidate(queen.quad, "QH", confidence=0.965)
+    assert {c.reading.card: c.confidence for c in merge([ten, hearts])} == {"TS": 0.9997, "QH": 0.965}
+
+
 def test_a_reading_at_a_size_no_card_has_is_judged_at_the_photos_card_size() -> None:
     from dataclasses import replace
 

@@ -1801,7 +1801,15 @@ def rivalled(kept: list[Candidate], rivals: list[tuple[int, Candidate]], floor: 
     deals fanned, 12 laid tight and 12 straight) such pairs were kept in five photos: the less
     sure card false in three (sure in one: 5,600,389's 7H, 0.995, a ten of hearts' far index
     misread), right in two (5,600,128's QH lying head to tail over a 6H, 6,100,099's TD), which
-    the player is now asked to check; in no deal."""
+    the player is now asked to check; in no deal.
+
+    So are two cards each read from one index alone that may be one card read at both ends though
+    their estimated cards put neither far index near the other reading (`_head_to_tail`). On
+    development photos read untold (300 shows from 5,600,001, 360 harsh ones from 8,200,001 and
+    8,700,001, 100 with the starter apart from 8,300,001, 200 held hands from 6,100,001, 10 deals
+    fanned, 12 laid tight and 12 straight) such pairs were kept in three photos, the less sure
+    card false in all three: 8,700,058's QS (0.965, a ten of spades' other index, its 10 half
+    under another card), and two already unsure (8,200,018's KS, 8,200,243's KD)."""
     names = {k.reading.card for k in kept}
     strongest: dict[int, float] = {}
     for i, rival in rivals:
@@ -1809,7 +1817,7 @@ def rivalled(kept: list[Candidate], rivals: list[tuple[int, Candidate]], floor: 
             strongest[i] = max(strongest.get(i, 0.0), rival.confidence)
     for (_, a), (j, b) in itertools.combinations(enumerate(kept), 2):
         # Two cards kept that may be one read at both ends: the less sure is the other's rival.
-        if _ends_alike(a, b):
+        if _ends_alike(a, b) or _head_to_tail(a, b):
             strongest[j] = max(strongest.get(j, 0.0), a.confidence)
     for i, r in strongest.items():
         k = kept[i].confidence
@@ -1870,6 +1878,30 @@ def _ends_alike(
         near.read != far.read and _same_index(near, far, width, apart)
         for near, far in ((a.ends[0], b.ends[1]), (a.ends[1], b.ends[0]))
     )
+
+
+def _head_to_tail(a: Candidate, b: Candidate) -> bool:
+    """Whether two readings that share a rank or a suit, each read at one index alone (neither a
+    whole outline), could be one card read at its two ends: read turned opposite ways
+    (`SAME_WAY_COS`), and each index on the card the other reading estimates.
+
+    A lone reading estimates its card from its index's size and frame, and on development photos
+    a card's far index lay 0.65-1.06 of the narrower card's width from where such an estimate put
+    it (8,700,058, 6,100,147), beyond the `FAR_INDEX` that `_ends_alike` allows. Two cards lying
+    head to tail side by side, as shows often have them, each have the other's index just off
+    their own card (up to half a width off on development shows): only a reading on the other's
+    card counts."""
+    if a.whole or b.whole or not _alike_cards(a.reading.card, b.reading.card):
+        return False
+    if float(a.ends[0].across @ b.ends[0].across) > -SAME_WAY_COS:
+        return False
+    return _on_card(a.ends[0].middle, b.quad) and _on_card(b.ends[0].middle, a.quad)
+
+
+def _on_card(point: NDArray[np.float64], quad: Quad) -> bool:
+    """Whether `point` lies on the card `quad` outlines (its edge included)."""
+    outline = np.asarray(quad, np.float32).reshape(-1, 1, 2)
+    return cv2.pointPolygonTest(outline, (float(point[0]), float(point[1])), False) >= 0
 
 
 def _judging_width(a: Candidate, b: Candidate) -> float:
