@@ -144,6 +144,10 @@ FAR_INDEX = 0.3
 """Slack, in card widths, for the far index a lone corner's card estimate predicts: that
 estimate assumes a poker card and the size read off one corner."""
 
+ON_CARD_SLACK = 0.1
+"""How far, in card widths, an index may lie off the card a lone reading estimates and still be
+on it (`_head_to_tail`): the estimate's edges are themselves that far off."""
+
 SAME_WAY_COS = 0.8
 """Two index readings are of one index only if turned less than about 37 degrees apart."""
 
@@ -1796,12 +1800,16 @@ def rivalled(kept: list[Candidate], rivals: list[tuple[int, Candidate]], floor: 
 
     Two cards kept that may be one read at both ends (`_ends_alike`: their estimated cards
     overlap too little for `same_card`, as a card lying head to tail over another's end does)
-    are both kept, the less sure with the surer as its rival. On development photos read untold
+    are both kept, each with the other as its rival: when they are one card, one of them is
+    wrong, and a card read much more surely than the other stays sure. On development photos read untold
     (400 shows from 5,600,001, 300 harsh ones from 8,200,001, 120 held hands from 6,100,001, 10
     deals fanned, 12 laid tight and 12 straight) such pairs were kept in five photos: the less
     sure card false in three (sure in one: 5,600,389's 7H, 0.995, a ten of hearts' far index
     misread), right in two (5,600,128's QH lying head to tail over a 6H, 6,100,099's TD), which
-    the player is now asked to check; in no deal.
+    the player is now asked to check; in no deal. (At first only the less sure card had a
+    rival; since both have, 400 harsh shows from 8,700,001 read one false card surely fewer:
+    8,700,208's QS, 0.955, the other end of a queen of clubs read 0.935; no right card became
+    unsure in 850 development photos, and 5,600,128's 6H is 0.983.)
 
     So are two cards each read from one index alone that may be one card read at both ends though
     their estimated cards put neither far index near the other reading (`_head_to_tail`). On
@@ -1809,15 +1817,18 @@ def rivalled(kept: list[Candidate], rivals: list[tuple[int, Candidate]], floor: 
     8,700,001, 100 with the starter apart from 8,300,001, 200 held hands from 6,100,001, 10 deals
     fanned, 12 laid tight and 12 straight) such pairs were kept in three photos, the less sure
     card false in all three: 8,700,058's QS (0.965, a ten of spades' other index, its 10 half
-    under another card), and two already unsure (8,200,018's KS, 8,200,243's KD)."""
+    under another card), and two already unsure (8,200,018's KS, 8,200,243's KD); with each
+    index allowed `ON_CARD_SLACK` off the other's card, two more, both false (8,700,208's QS
+    and 5,600,123's unsure 8D)."""
     names = {k.reading.card for k in kept}
     strongest: dict[int, float] = {}
     for i, rival in rivals:
         if rival.reading.card not in names:
             strongest[i] = max(strongest.get(i, 0.0), rival.confidence)
-    for (_, a), (j, b) in itertools.combinations(enumerate(kept), 2):
-        # Two cards kept that may be one read at both ends: the less sure is the other's rival.
+    for (i, a), (j, b) in itertools.combinations(enumerate(kept), 2):
+        # Two cards kept that may be one read at both ends: each is the other's rival.
         if _ends_alike(a, b) or _head_to_tail(a, b):
+            strongest[i] = max(strongest.get(i, 0.0), b.confidence)
             strongest[j] = max(strongest.get(j, 0.0), a.confidence)
     for i, r in strongest.items():
         k = kept[i].confidence
@@ -1895,13 +1906,14 @@ def _head_to_tail(a: Candidate, b: Candidate) -> bool:
         return False
     if float(a.ends[0].across @ b.ends[0].across) > -SAME_WAY_COS:
         return False
-    return _on_card(a.ends[0].middle, b.quad) and _on_card(b.ends[0].middle, a.quad)
+    slack = ON_CARD_SLACK * _judging_width(a, b)
+    return _on_card(a.ends[0].middle, b.quad, slack) and _on_card(b.ends[0].middle, a.quad, slack)
 
 
-def _on_card(point: NDArray[np.float64], quad: Quad) -> bool:
-    """Whether `point` lies on the card `quad` outlines (its edge included)."""
+def _on_card(point: NDArray[np.float64], quad: Quad, slack: float) -> bool:
+    """Whether `point` lies on the card `quad` outlines, or within `slack` pixels of it."""
     outline = np.asarray(quad, np.float32).reshape(-1, 1, 2)
-    return cv2.pointPolygonTest(outline, (float(point[0]), float(point[1])), False) >= 0
+    return cv2.pointPolygonTest(outline, (float(point[0]), float(point[1])), True) >= -slack
 
 
 def _judging_width(a: Candidate, b: Candidate) -> float:
