@@ -1728,6 +1728,24 @@ def test_two_lone_readings_each_on_the_others_card_head_to_tail_leave_the_less_s
     assert {c.reading.card: c.confidence for c in merge([ten, hearts])} == {"TS": 0.9997, "QH": 0.965}
 
 
+def test_an_index_read_at_an_outlined_cards_third_corner_is_that_card_in_doubt() -> None:
+    from vision.recognise import MIN_CONFIDENCE, UNSURE_BELOW, merge, same_card
+
+    # A four of diamonds outlined whole, its indices at the top-left and bottom-right corners;
+    # its deck prints one in the other two corners too, and the one at the top right, read
+    # alone (the frame turned a quarter, its index on the four's card), is taken for an ace.
+    four = _candidate(np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]]), "4D",
+                      whole=True, confidence=0.9999)
+    ace = _candidate(np.array([[200.0, 100.0], [200.0, 200.0], [60.0, 200.0], [60.0, 100.0]]), "AD",
+                     confidence=0.954)
+    assert not same_card(four, ace)
+    got = {c.reading.card: c.confidence for c in merge([four, ace])}
+    assert got["AD"] == MIN_CONFIDENCE and got["4D"] >= UNSURE_BELOW
+    # An ace of spades there shares neither rank nor suit with the four: a card of its own.
+    spade = _candidate(ace.quad, "AS", confidence=0.954)
+    assert {c.reading.card: c.confidence for c in merge([four, spade])} == {"4D": 0.9999, "AS": 0.954}
+
+
 def test_a_reading_at_a_size_no_card_has_is_judged_at_the_photos_card_size() -> None:
     from dataclasses import replace
 

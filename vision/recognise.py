@@ -1819,7 +1819,10 @@ def rivalled(kept: list[Candidate], rivals: list[tuple[int, Candidate]], floor: 
     card false in all three: 8,700,058's QS (0.965, a ten of spades' other index, its 10 half
     under another card), and two already unsure (8,200,018's KS, 8,200,243's KD); with each
     index allowed `ON_CARD_SLACK` off the other's card, two more, both false (8,700,208's QS
-    and 5,600,123's unsure 8D)."""
+    and 5,600,123's unsure 8D). And so are a card outlined whole and one read at one index alone
+    at a corner of it where decks of four indices print one (`_corner_index`): on 400 harsh
+    development shows from 8,700,001, 100 held hands and 100 shows read before and after, one
+    false card read surely fewer (8,700,222's AD, 0.954 → 0.70), nothing else changed."""
     names = {k.reading.card for k in kept}
     strongest: dict[int, float] = {}
     for i, rival in rivals:
@@ -1827,7 +1830,7 @@ def rivalled(kept: list[Candidate], rivals: list[tuple[int, Candidate]], floor: 
             strongest[i] = max(strongest.get(i, 0.0), rival.confidence)
     for (i, a), (j, b) in itertools.combinations(enumerate(kept), 2):
         # Two cards kept that may be one read at both ends: each is the other's rival.
-        if _ends_alike(a, b) or _head_to_tail(a, b):
+        if _ends_alike(a, b) or _head_to_tail(a, b) or _corner_index(a, b) or _corner_index(b, a):
             strongest[i] = max(strongest.get(i, 0.0), b.confidence)
             strongest[j] = max(strongest.get(j, 0.0), a.confidence)
     for i, r in strongest.items():
@@ -1889,6 +1892,24 @@ def _ends_alike(
         near.read != far.read and _same_index(near, far, width, apart)
         for near, far in ((a.ends[0], b.ends[1]), (a.ends[1], b.ends[0]))
     )
+
+
+def _corner_index(whole: Candidate, lone: Candidate) -> bool:
+    """Whether `lone`, read at one index alone, could be the card `whole` outlines read again at
+    an index that decks printed with four indices have: it shares a rank or a suit with that card,
+    its index corner lies within `FAR_INDEX` card widths of one of the two corners where a deck
+    of two indices has none, and its index lies on that card (`ON_CARD_SLACK`).
+
+    On 884 development photos read untold, one such pair was kept: 8,700,222's AD (0.954), the
+    third index of a four of diamonds whose face (procedural style 36) prints one in every corner,
+    0.16 of a card width from that corner. A card lying on the outlined one with its index corner
+    there would make such a pair too; none was seen."""
+    if not whole.whole or lone.whole or not _alike_cards(whole.reading.card, lone.reading.card):
+        return False
+    width = _judging_width(whole, lone)
+    if not _on_card(lone.ends[0].middle, whole.quad, ON_CARD_SLACK * width):
+        return False
+    return any(float(np.linalg.norm(lone.quad[0] - whole.quad[k])) < FAR_INDEX * width for k in (1, 3))
 
 
 def _head_to_tail(a: Candidate, b: Candidate) -> bool:
