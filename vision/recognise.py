@@ -1829,8 +1829,7 @@ def rivalled(kept: list[Candidate], rivals: list[tuple[int, Candidate]], floor: 
         if rival.reading.card not in names:
             strongest[i] = max(strongest.get(i, 0.0), rival.confidence)
     for (i, a), (j, b) in itertools.combinations(enumerate(kept), 2):
-        # Two cards kept that may be one read at both ends: each is the other's rival.
-        if _ends_alike(a, b) or _head_to_tail(a, b) or _corner_index(a, b) or _corner_index(b, a):
+        if _read_twice(a, b):
             strongest[i] = max(strongest.get(i, 0.0), b.confidence)
             strongest[j] = max(strongest.get(j, 0.0), a.confidence)
     for i, r in strongest.items():
@@ -1894,28 +1893,41 @@ def _ends_alike(
     )
 
 
-def _corner_index(whole: Candidate, lone: Candidate) -> bool:
-    """Whether `lone`, read at one index alone, could be the card `whole` outlines read again at
-    an index that decks printed with four indices have: it shares a rank or a suit with that card,
-    its index corner lies within `FAR_INDEX` card widths of one of the two corners where a deck
-    of two indices has none, and its index lies on that card (`ON_CARD_SLACK`).
+def _read_twice(a: Candidate, b: Candidate) -> bool:
+    """Whether two cards kept, sharing a rank or a suit, may be one card read twice, each then the
+    other's rival (`rivalled`): read at its two ends (`_ends_alike`, `_head_to_tail`), or at an
+    index that decks of four indices print (`_corner_index`). The rank and suit are compared and
+    the judging width worked out once for the three."""
+    if not _alike_cards(a.reading.card, b.reading.card):
+        return False
+    width = _judging_width(a, b)
+    return _ends_alike(a, b, width) or _head_to_tail(a, b, width) or _corner_index(a, b, width)
+
+
+def _corner_index(a: Candidate, b: Candidate, width: float) -> bool:
+    """Whether one of two readings that share a rank or a suit, read at one index alone, could be
+    the card the other outlines whole read again at an index that decks printed with four indices
+    have: its index corner lies within `FAR_INDEX` card widths (`width`, `_judging_width`'s) of
+    one of the two corners where a deck of two indices has none, and its index lies on that card
+    (`ON_CARD_SLACK`).
 
     On 884 development photos read untold, one such pair was kept: 8,700,222's AD (0.954), the
     third index of a four of diamonds whose face (procedural style 36) prints one in every corner,
     0.16 of a card width from that corner. A card lying on the outlined one with its index corner
     there would make such a pair too; none was seen."""
-    if not whole.whole or lone.whole or not _alike_cards(whole.reading.card, lone.reading.card):
+    if a.whole == b.whole:
         return False
-    width = _judging_width(whole, lone)
+    whole, lone = (a, b) if a.whole else (b, a)
     if not _on_card(lone.ends[0].middle, whole.quad, ON_CARD_SLACK * width):
         return False
     return any(float(np.linalg.norm(lone.quad[0] - whole.quad[k])) < FAR_INDEX * width for k in (1, 3))
 
 
-def _head_to_tail(a: Candidate, b: Candidate) -> bool:
+def _head_to_tail(a: Candidate, b: Candidate, width: float) -> bool:
     """Whether two readings that share a rank or a suit, each read at one index alone (neither a
     whole outline), could be one card read at its two ends: read turned opposite ways
-    (`SAME_WAY_COS`), and each index on the card the other reading estimates.
+    (`SAME_WAY_COS`), and each index on the card the other reading estimates (`ON_CARD_SLACK` of
+    `width`, `_judging_width`'s).
 
     A lone reading estimates its card from its index's size and frame, and on development photos
     a card's far index lay 0.65-1.06 of the narrower card's width from where such an estimate put
@@ -1923,11 +1935,9 @@ def _head_to_tail(a: Candidate, b: Candidate) -> bool:
     head to tail side by side, as shows often have them, each have the other's index just off
     their own card (up to half a width off on development shows): only a reading on the other's
     card counts."""
-    if a.whole or b.whole or not _alike_cards(a.reading.card, b.reading.card):
+    if a.whole or b.whole or float(a.ends[0].across @ b.ends[0].across) > -SAME_WAY_COS:
         return False
-    if float(a.ends[0].across @ b.ends[0].across) > -SAME_WAY_COS:
-        return False
-    slack = ON_CARD_SLACK * _judging_width(a, b)
+    slack = ON_CARD_SLACK * width
     return _on_card(a.ends[0].middle, b.quad, slack) and _on_card(b.ends[0].middle, a.quad, slack)
 
 
