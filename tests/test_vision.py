@@ -2248,7 +2248,8 @@ def test_a_count_weighs_readings_as_every_outcome_counted_out_does() -> None:
 def test_a_reading_in_doubt_is_read_again_at_the_finer_size(monkeypatch: pytest.MonkeyPatch) -> None:
     # A photo is read shrunk to the working size; read unsure of a card, or told a count and
     # short of it, it is read again shrunk from the decoded photo to 1280 px, and that reading is
-    # the answer when it reads more cards surely. Two procedural hands held fanned, 1600 px.
+    # the answer when it reads more cards surely, a card the first reading read too at the mean
+    # of the two readings. Two procedural hands held fanned, 1600 px.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
     from vision.io import FINER_LONG_SIDE_PX, WORKING_LONG_SIDE_PX
 
@@ -2262,26 +2263,39 @@ def test_a_reading_in_doubt_is_read_again_at_the_finer_size(monkeypatch: pytest.
 
     monkeypatch.setattr(module, "_read_loaded", noting)
     # Untold, this hand of four reads three cards at the working size, two of them unsurely;
-    # read again, all four, three surely (the five of diamonds for the player to check).
+    # read at the finer size alone, all four, three surely (the five of diamonds unsurely).
     hand = render_held_hand(40_058)
     data = hand.jpeg_bytes()
     monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", False)
     working = recognise(data)
     assert sorted(d.card for d in working.cards) == ["2C", "2S", "KH"]
-    assert sum(d.confidence >= module.UNSURE_BELOW for d in working.cards) == 1
+    assert [d.card for d in working.cards if d.confidence >= module.UNSURE_BELOW] == ["KH"]
+    finer = real(load_image(data, FINER_LONG_SIDE_PX), None, None, module.READING_THREADS, None)
+    assert sorted(d.card for d in finer.cards) == sorted(hand.cards)
+    assert [d.card for d in finer.cards if d.confidence < module.UNSURE_BELOW] == ["5D"]
     monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", True)
     readings.clear()
     again = recognise(data)
     assert readings == [WORKING_LONG_SIDE_PX, FINER_LONG_SIDE_PX]
-    assert sorted(d.card for d in again.cards) == sorted(hand.cards)
-    assert [d.card for d in again.cards if d.confidence < module.UNSURE_BELOW] == ["5D"]
+    # The finer reading is the answer, each card both readings read at the mean of its two
+    # confidences: the twos were made sure only by the second look, and stay for the player to
+    # check (0.93 and 0.90); the five of diamonds, read only at the finer size, keeps its own.
+    first = {d.card: d.confidence for d in working.cards}
+    assert [d.card for d in again.cards] == [d.card for d in finer.cards]
+    for card, seen in zip(again.cards, finer.cards, strict=True):
+        both = (seen.confidence + first[card.card]) / 2 if card.card in first else seen.confidence
+        assert card.confidence == pytest.approx(both, abs=1e-4)
+        assert card.corners == seen.corners
+    assert sorted(d.card for d in again.cards if d.confidence < module.UNSURE_BELOW) == ["2C", "2S", "5D"]
+    checks = [w for w in again.warnings if w.startswith("not sure of")]
+    assert len(checks) == 1 and all(card in checks[0] for card in ("2C", "2S", "5D"))
     # The corners are the photo's own either way: each card's first corner at its index.
     for card in again.cards:
         quad = hand.quads[hand.cards.index(card.card)]
         width = float(np.linalg.norm(quad[1] - quad[0]))
         assert min(np.linalg.norm(quad - card.corners[0], axis=1)) < 0.25 * width
     # Told its six cards, this hand reads them all, its seven of spades unsurely (0.94); read
-    # again, every one surely.
+    # again, every one surely, the seven too (1.0 there: 0.97 at the mean).
     hand = render_held_hand(40_046)
     data = hand.jpeg_bytes()
     monkeypatch.setattr(module, "READ_DOUBTFUL_AGAIN", False)
@@ -2295,6 +2309,31 @@ def test_a_reading_in_doubt_is_read_again_at_the_finer_size(monkeypatch: pytest.
     readings.clear()
     show = recognise(render_show(TEST_SEEDS[0], harsh=False).jpeg_bytes())
     assert readings == [WORKING_LONG_SIDE_PX] and all(d.confidence >= module.UNSURE_BELOW for d in show.cards)
+
+
+def test_a_card_both_readings_read_is_as_sure_as_the_two_on_average() -> None:
+    # Worked by hand: the working size read a king surely (0.99) and a two unsurely (0.85); the
+    # finer size read them at 0.97 and 0.99 and a five at 0.96 that the first did not read.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    box = [(0.0, 0.0), (10.0, 0.0), (10.0, 14.0), (0.0, 14.0)]
+    first = Recognition(
+        cards=[Detection("KH", 0.99, box), Detection("2C", 0.85, box)],
+        warnings=["the photo is blurry: hold steady", "not sure of 2C: check or retake closer"],
+    )
+    finer = Recognition(
+        cards=[Detection("KH", 0.97, box), Detection("2C", 0.99, box), Detection("5D", 0.96, box)],
+        warnings=["the photo is blurry: hold steady"],
+        starter=2,
+    )
+    both = module._read_at_both_sizes(first, finer)
+    assert [(d.card, d.confidence) for d in both.cards] == [("KH", 0.98), ("2C", 0.92), ("5D", 0.96)]
+    assert both.warnings == ["the photo is blurry: hold steady", "not sure of 2C: check or retake closer"]
+    assert both.starter == 2
+    # The finer reading's own warning goes with its confidences.
+    unsure = "not sure of 2C: check or retake closer"
+    finer = Recognition(cards=[Detection("2C", 0.9, box)], warnings=[unsure])
+    first = Recognition(cards=[Detection("2C", 1.0, box)])
+    assert module._read_at_both_sizes(first, finer).warnings == []
 
 
 def test_a_hand_read_past_its_count_leaves_out_a_card_read_again_at_its_other_corner(
