@@ -2676,7 +2676,7 @@ def test_the_evaluation_counts_missed_cards_by_deck() -> None:
     assert decks_missed([Tally("none")]) == []
 
 
-def test_the_evaluation_counts_the_false_cards_read_surely() -> None:
+def test_the_evaluation_counts_the_false_cards_read_surely_and_the_right_ones_to_check() -> None:
     # A false card the player is asked to check is one thing; one shown as sure is another, and
     # the "never a confident wrong card" is about those: the table counts them apart.
     from vision.evaluate import HEADER, Tally
@@ -2686,17 +2686,21 @@ def test_the_evaluation_counts_the_false_cards_read_surely() -> None:
     # 4S read surely, not in the photo; 5D read too, but for the player to check.
     shows.add("seed 2", ["AS", "2S", "3S"], ["AS", "4S", "5D"], 20.0, sure=["AS", "4S"])
     assert shows.false_sure == 1
+    # A right card asked about is counted apart too: 2S read rightly but unsurely, 3S missed.
+    shows.add("seed 3", ["AS", "2S", "3S"], ["AS", "2S"], 30.0, sure=["AS"])
+    assert shows.right_unsure == 1
     columns = [cell.strip() for cell in HEADER.splitlines()[0].strip("|").split("|")]
     cells = [cell.strip() for cell in shows.row().strip("|").split("|")]
     assert dict(zip(columns, cells, strict=True)) == {
         "set": "shows",
-        "images": "2",
+        "images": "3",
         "card recall": "66.7%",
-        "card precision": "66.7%",
+        "card precision": "75.0%",
         "false cards read surely": "1",
-        "exact photos": "50.0%",
-        "median ms": "15",
-        "p95 ms": "20",
+        "right cards to check": "1",
+        "exact photos": "33.3%",
+        "median ms": "20",
+        "p95 ms": "29",
     }
 
 

@@ -21,7 +21,8 @@ how many cards they hold (`recognise`'s `expect`), and with `--held` adds a row 
 hands read told how many cards each holds, as a match's photo of a hand and the throw advisor
 read them (the first held row stays untold). Prints a markdown table: images, card recall, card
 precision, the false cards read surely (at least `recognise.UNSURE_BELOW`: shown to the player
-as sure, not as a card to check), exact-photo rate (every card right and nothing extra), and the
+as sure, not as a card to check), the right cards read unsurely (the player asked to check a card
+that was right: what a rule of sureness costs), exact-photo rate (every card right and nothing extra), and the
 median and 95th-percentile time per photo, measured from the file's bytes (decode included);
 then a second one for `Recognition.starter`: on generated shows how often the card suggested as
 the starter is the starter, a hand card (wrong) or none, and on the labelled photos (no shows,
@@ -80,6 +81,8 @@ class Tally:
     right: int = 0
     false_sure: int = 0
     """Cards reported that the photo does not hold, read surely (`Detection.sure`)."""
+    right_unsure: int = 0
+    """Cards reported that the photo holds, read unsurely: the player asked to check a right card."""
     exact: int = 0
     millis: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
@@ -106,6 +109,7 @@ class Tally:
         self.found += len(have)
         self.right += hits
         self.false_sure += sum(card not in want for card in sure)
+        self.right_unsure += hits - len(want & set(sure))
         self.millis.append(millis)
         if deck is not None:
             self.decks.setdefault(deck, DeckCount(deck)).add(len(want), len(have), hits)
@@ -128,7 +132,7 @@ class Tally:
         p95 = float(np.percentile(self.millis, 95)) if self.millis else 0.0
         return (
             f"| {self.name} | {self.images} | {recall:.1%} | {precision:.1%} | {self.false_sure} | "
-            f"{exact:.1%} | {median:.0f} | {p95:.0f} |"
+            f"{self.right_unsure} | {exact:.1%} | {median:.0f} | {p95:.0f} |"
         )
 
 
@@ -218,9 +222,9 @@ STARTER_HEADER = (
 
 
 HEADER = (
-    "| set | images | card recall | card precision | false cards read surely | exact photos | median ms "
-    "| p95 ms |\n"
-    "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    "| set | images | card recall | card precision | false cards read surely | right cards to check "
+    "| exact photos | median ms | p95 ms |\n"
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 )
 
 
@@ -487,6 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         overall.found += tally.found
         overall.right += tally.right
         overall.false_sure += tally.false_sure
+        overall.right_unsure += tally.right_unsure
         overall.exact += tally.exact
         overall.millis += tally.millis
     print(HEADER)
