@@ -2316,10 +2316,7 @@ def test_a_card_both_readings_read_is_as_sure_as_the_two_on_average() -> None:
     # finer size read them at 0.97 and 0.99 and a five at 0.96 that the first did not read.
     module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
     box = [(0.0, 0.0), (10.0, 0.0), (10.0, 14.0), (0.0, 14.0)]
-    first = Recognition(
-        cards=[Detection("KH", 0.99, box), Detection("2C", 0.85, box)],
-        warnings=["the photo is blurry: hold steady", "not sure of 2C: check or retake closer"],
-    )
+    first = Recognition(cards=[Detection("KH", 0.99, box), Detection("2C", 0.85, box)])
     finer = Recognition(
         cards=[Detection("KH", 0.97, box), Detection("2C", 0.99, box), Detection("5D", 0.96, box)],
         warnings=["the photo is blurry: hold steady"],
@@ -2327,13 +2324,15 @@ def test_a_card_both_readings_read_is_as_sure_as_the_two_on_average() -> None:
     )
     both = module._read_at_both_sizes(first, finer)
     assert [(d.card, d.confidence) for d in both.cards] == [("KH", 0.98), ("2C", 0.92), ("5D", 0.96)]
-    assert both.warnings == ["the photo is blurry: hold steady", "not sure of 2C: check or retake closer"]
+    # The photo's own warnings and starter are the finer reading's; the cards to check, named by
+    # `recognise` for the reading it answers with, are those of the mean.
+    assert both.warnings == ["the photo is blurry: hold steady"]
     assert both.starter == 2
-    # The finer reading's own warning goes with its confidences.
-    unsure = "not sure of 2C: check or retake closer"
-    finer = Recognition(cards=[Detection("2C", 0.9, box)], warnings=[unsure])
+    assert module._unsure_warning(both.cards) == ["not sure of 2C: check or retake closer"]
+    # A card the finer reading alone was unsure of, the first sure of, is not to check at the mean.
+    finer = Recognition(cards=[Detection("2C", 0.9, box)])
     first = Recognition(cards=[Detection("2C", 1.0, box)])
-    assert module._read_at_both_sizes(first, finer).warnings == []
+    assert module._unsure_warning(module._read_at_both_sizes(first, finer).cards) == []
 
 
 def test_a_hand_read_past_its_count_leaves_out_a_card_read_again_at_its_other_corner(

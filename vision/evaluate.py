@@ -22,8 +22,8 @@ hands read told how many cards each holds, as a match's photo of a hand and the 
 read them (the first held row stays untold). Prints a markdown table: images, card recall, card
 precision, the false cards read surely (at least `recognise.UNSURE_BELOW`: shown to the player
 as sure, not as a card to check), the right cards read unsurely (the player asked to check a card
-that was right: what a rule of sureness costs), exact-photo rate (every card right and nothing extra), and the
-median and 95th-percentile time per photo, measured from the file's bytes (decode included);
+that was right: what a rule of sureness costs), exact-photo rate (every card right and nothing
+extra), and the median and 95th-percentile time per photo, measured from the file's bytes (decode included);
 then a second one for `Recognition.starter`: on generated shows how often the card suggested as
 the starter is the starter, a hand card (wrong) or none, and on the labelled photos (no shows,
 so no starter to be right about) how often any card is suggested. `--verbose` lists every photo

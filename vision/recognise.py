@@ -533,7 +533,7 @@ def recognise(
             result = _read_at_both_sizes(result, again)
     if laps is not None:
         laps.lap("finer")
-    return result
+    return replace(result, warnings=result.warnings + _unsure_warning(result.cards))
 
 
 def working_size(loaded: LoadedImage) -> LoadedImage:
@@ -571,7 +571,8 @@ def _read_loaded(
     threads: int,
     expect: int | None,
 ) -> Recognition:
-    """`recognise`'s reading of a photo as loaded, corners in its original pixels."""
+    """`recognise`'s reading of a photo as loaded, corners in its original pixels; the warning
+    naming the cards to check is `recognise`'s, made once for the reading it answers with."""
     lap = _no_lap if laps is None else laps.lap
     model = model or default_model()
     # The photo's own warnings need nothing from the reading, nor it from them. Told a count, they
@@ -612,7 +613,6 @@ def _read_loaded(
     ]
     if not detections:
         warnings.append("no cards found")
-    warnings += _unsure_warning(detections)
     starter = lying_apart([d.corners for d in detections])
     lap("starter")
     return Recognition(cards=detections, warnings=warnings, starter=starter)
@@ -643,9 +643,7 @@ def _read_at_both_sizes(first: Recognition, finer: Recognition) -> Recognition:
         replace(d, confidence=round((d.confidence + before[d.card]) / 2.0, 4)) if d.card in before else d
         for d in finer.cards
     ]
-    own = _unsure_warning(finer.cards)
-    warnings = [w for w in finer.warnings if w not in own] + _unsure_warning(cards)
-    return replace(finer, cards=cards, warnings=warnings)
+    return replace(finer, cards=cards)
 
 
 def read_cards(
