@@ -1944,11 +1944,12 @@ def test_a_photo_read_on_two_threads_reads_as_on_one(
     events: list[str] = []
     for name in ("find_candidates", "photo_warnings"):
         monkeypatch.setattr(module, name, _noting_the_end(getattr(module, name), name, events))
-    recognise(shows[0][0].jpeg_bytes())  # type: ignore[attr-defined]
+    # A hand of four: its cards name no show, so its shadows are lifted (`names_a_show`).
+    recognise(render_held_hand(TEST_SEEDS[0]).jpeg_bytes())
     assert ran_on[:-1] == [threading.current_thread().name] * len(shows)
     assert ran_on[-1].startswith("reading") and ran_on[-1] != threading.current_thread().name
     # Read untold, the shadows' lift and the photo's warnings are made on the second thread,
-    # beside the merge: the second thread begins with the edges, not the warnings.
+    # beside the fan steps: the second thread begins with the edges, not the warnings.
     assert len(lifts_on) == 1 and lifts_on[0].startswith("reading")
     assert len(warned_on) == 1 and warned_on[0].startswith("reading")
     assert events == ["find_candidates", "photo_warnings"]
@@ -1961,6 +1962,30 @@ def test_a_photo_read_on_two_threads_reads_as_on_one(
     masks_on.clear()
     recognise(shows[2][0].jpeg_bytes(), expect=5)  # type: ignore[attr-defined]
     assert len(masks_on) == 1 and masks_on[0].startswith("reading")
+
+
+def test_an_untold_show_named_by_its_first_look_is_read_no_further(
+        shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read untold, a photo whose outlines, blobs' corners and index glyphs name a show's five
+    # cards, every one surely, is read no further: the edge corners are not looked for, no fan
+    # steps are taken and its shadows are not lifted. A photo whose first look falls short is
+    # read on, and the edge corners find what it missed.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    later = {name: _threads_running(monkeypatch, module, name)
+             for name in ("segment_proposals", "fan_neighbours", "lift_shadow")}
+    for photo, result in shows:
+        assert sorted(d.card for d in result.cards) == sorted(photo.cards)  # type: ignore[attr-defined]
+        assert all(d.sure for d in result.cards)
+        assert recognise(photo.jpeg_bytes()).to_dict() == result.to_dict()  # type: ignore[attr-defined]
+    assert later == {"segment_proposals": [], "fan_neighbours": [], "lift_shadow": []}
+    # A harsh show whose first look reads four of its cards: the ten of hearts, in a row between
+    # the queen and the three, is framed where two of its edges meet (an edge corner). With it
+    # the five name the show, so no fan steps are taken and no shadow lifted for it either.
+    photo = render_show(8_600_019)
+    result = recognise(photo.jpeg_bytes())
+    assert sorted(d.card for d in result.cards) == sorted(photo.cards)
+    assert [d.stage for d in result.cards if d.card == "TH"] == ["edge corner"]
+    assert later == {"segment_proposals": ["MainThread"], "fan_neighbours": [], "lift_shadow": []}
 
 
 def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
@@ -1981,7 +2006,13 @@ def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(
         monkeypatch.setattr(module, name, noting)
     ways: list[str] = []
     apart = render_show(40_008, harsh=False)
-    for photo, full in [*shows, (apart, recognise(apart.jpeg_bytes()))]:
+    photos = [photo for photo, _ in shows] + [apart]
+    # The full reading, untold, with every look taken: not stopped when its first look names
+    # the show (`names_a_show`), as the test's shows' untold readings are.
+    with monkeypatch.context() as every_look:
+        every_look.setattr(module, "names_a_show", lambda kept: False)
+        fulls = [recognise(photo.jpeg_bytes()) for photo in photos]  # type: ignore[attr-defined]
+    for photo, full in zip(photos, fulls, strict=True):
         made.clear()
         told = recognise(photo.jpeg_bytes(), expect=5)  # type: ignore[attr-defined]
         assert sorted(d.card for d in told.cards) == sorted(photo.cards)  # type: ignore[attr-defined]

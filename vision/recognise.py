@@ -450,7 +450,10 @@ class Laps:
     order: decode, warnings, prepare, edge outlines (told a count only: see `edge_outlines`),
     outlines (card masks, blobs and their outlines), read outlines, lone corners (the blobs'
     corners; told a count, read there too: see `find_candidates`), lone proposals (segment,
-    glyph and squared proposals, with the blobs' corners), read lone proposals, merge
+    glyph and squared proposals, with the blobs' corners; read untold, the segments' edge
+    corners only in the next stage), read lone proposals, edge corners (read untold, the
+    segments' edge corners looked for and read when the lone proposals do not name a show:
+    see `names_a_show`), merge
     (calibrate and merge), fan steps (read untold, or told a count and short of it: see
     `fan_neighbours`), second look (told a count and a card or a few short only: see
     `second_look` and `likeliest_left`), shadow (the photo read again with its shadows lifted,
@@ -507,6 +510,9 @@ def recognise(
     `second_look`), and any still missing taken from the likeliest readings left (see
     `likeliest_left`); before those, and in every photo read untold, the cards of a fan that
     nothing framed are looked for from the cards read beside them (see `fan_neighbours`). Read
+    untold, a photo whose first look (the outlines, the blobs' corners and the index glyphs)
+    names a show's five cards surely is read no further: no edge corners, fan steps or second
+    reading under a shadow (see `names_a_show`). Read
     past `expect`, a card read where a surer one lies may be that card
     read again, wrongly, and the count may leave it out (see `past_count`). When a card read
     lies partly in a shadow, the photo is read again with its shadows lifted, for the cards
@@ -592,14 +598,18 @@ def _read_loaded(
             warned.result()
     pyramid = prepared.pyramid
     with _Beside(threads) as beside:
-        # Read untold, a photo with a card read always wants its shadows' lift (`under_shadow`):
-        # made on the second thread, idle while the merge and the fan steps run, after the
-        # warnings, which every photo waits for (one with no card read, not for the lift).
+        # Read untold, a photo with a card read wants its shadows' lift (`under_shadow`) unless
+        # its cards name a show (`names_a_show`): made on the second thread, idle while the fan
+        # steps run, after the warnings, which every photo waits for (one with no card read,
+        # not for the lift).
         if warned is None:
             warned = beside.run(photo_warnings, prepared.gray)
-        lift = beside.run(lift_shadow, loaded.pixels) if expect is None else None
-        kept = kept_cards(pyramid, candidates, model, laps, expect, beside)
-        kept += under_shadow(loaded.pixels, kept, model, threads, expect, lift)
+        merged = merged_cards(candidates, model)
+        shown = expect is None and names_a_show(merged[1])
+        lift = beside.run(lift_shadow, loaded.pixels) if expect is None and not shown else None
+        kept = kept_cards(pyramid, candidates, model, laps, expect, beside, merged)
+        if not shown:
+            kept += under_shadow(loaded.pixels, kept, model, threads, expect, lift)
         warnings = warned.result()
     lap("shadow")
     detections = [
@@ -668,14 +678,21 @@ def kept_cards(
     laps: Laps | None = None,
     expect: int | None = None,
     beside: _Beside | None = None,
+    merged: tuple[list[Candidate], list[Candidate]] | None = None,
 ) -> list[Candidate]:
     """The cards that `find_candidates` found in the image whose `pyramid` is given, one
     candidate each: calibrated and merged, then the fan steps, the second look and the count
-    (`laps` and `expect`: see `recognise`; `beside`: see `fan_neighbours`)."""
+    (`laps` and `expect`: see `recognise`; `beside`: see `fan_neighbours`; `merged`: the
+    candidates' `merged_cards`, when the caller has them). Read untold, cards that name a show
+    (`names_a_show`) are all there is: no fan steps are taken, as none are for a reading told
+    its count that read it."""
     lap = _no_lap if laps is None else laps.lap
-    calibrated = calibrate(candidates, model)
-    kept = merge(calibrated)
+    calibrated, kept = merged or merged_cards(candidates, model)
+    kept = list(kept)
     lap("merge")
+    if expect is None and names_a_show(kept):
+        _skip_kept(lap)
+        return kept
     if expect is None or len(kept) < expect:
         kept += fan_neighbours(pyramid, candidates, kept, model, beside)
     lap("fan steps")
@@ -703,6 +720,31 @@ that gets at most two thirds of the photo's lit level, as under a player's arm (
 `synth.CAST_SHADOW_LIGHT`, lets 35-65 % through). The lift itself starts at 80 %
 (`SHADOW_LIGHT`), but a card lit at 70-80 % of the brightest paper is mostly one a lamp lights
 less, not one a shadow crosses, and such photos were read again for nothing."""
+
+
+def _skip_kept(lap: Callable[[str], None]) -> None:
+    """Lap the stages of `kept_cards` after the merge, not run for this photo (see `_skip`)."""
+    lap("fan steps")
+    lap("second look")
+
+
+def merged_cards(candidates: list[Candidate], model: IndexModel) -> tuple[list[Candidate], list[Candidate]]:
+    """The `candidates` calibrated (`calibrate`), and the cards they name, one candidate each
+    (`merge`)."""
+    calibrated = calibrate(candidates, model)
+    return calibrated, merge(calibrated)
+
+
+def names_a_show(kept: list[Candidate]) -> bool:
+    """Whether the cards `kept` (one candidate each, see `merge`) are a show's `SHOW_CARDS`,
+    every one read surely (`UNSURE_BELOW`).
+
+    A reading untold whose first look names a show stops there, as a reading told its count
+    stops once it has read it. The later looks find cards the first missed (the edge corners,
+    `find_candidates`; the fan steps, `kept_cards`; the shadow's second reading,
+    `under_shadow`), and a show has none left to find. What it gains and costs is measured in
+    vision/README.md, "An untold show named by its first look"."""
+    return len(kept) == SHOW_CARDS and all(c.confidence >= UNSURE_BELOW for c in kept)
 
 
 def under_shadow(
@@ -835,21 +877,50 @@ def find_candidates(
                 return candidates + first_read
         else:
             lap("lone corners")
-        segmented = segment_proposals(prepared, paper, widths, confident)
-        lone = (
-            corners
-            + beyond_sure_cards(segmented + glyphs.result(), sure)
-            + squared
-            + beyond_sure_cards(squared_proposals(segmented), sure)
-        )
-        lap("lone proposals")
-        read, lone = _read_beside(beside, pyramid, lone, model, known)
-        lap("read lone proposals")
+        if expect is None:
+            # Untold, the edge corners wait for the first look: when the outlines, the blobs'
+            # corners and the glyphs name a show, they are not looked for (`names_a_show`).
+            glyphed = beyond_sure_cards(glyphs.result(), sure)
+            lap("lone proposals")
+            looked = _read_lone(beside, pyramid, corners + glyphed + squared, model, known)
+
+            def read_of(part: list[Proposal]) -> list[Candidate]:
+                return read_candidates(pyramid, _among(part, looked), model, known)
+
+            early = [read_of(corners), read_of(glyphed), read_of(squared)]
+            lap("read lone proposals")
+            if names_a_show(merge(calibrate(candidates + [c for part in early for c in part], model))):
+                lap("edge corners")
+                _count_proposals(laps, outlines, looked)
+                return candidates + [c for part in early for c in part]
+            segmented = segment_proposals(prepared, paper, widths, confident)
+            at_edges = beyond_sure_cards(segmented, sure)
+            squared_at_edges = beyond_sure_cards(squared_proposals(segmented), sure)
+            looked += _read_lone(beside, pyramid, at_edges + squared_at_edges, model, known)
+            # In the order a reading that looks for them all at once reads them.
+            order = (corners, at_edges, glyphed, squared, squared_at_edges)
+            lone = [proposal for part in order for proposal in _among(part, looked)]
+            parts = (early[0], read_of(at_edges), early[1], early[2], read_of(squared_at_edges))
+            read = [candidate for part in parts for candidate in part]
+        else:
+            segmented = segment_proposals(prepared, paper, widths, confident)
+            lone = (
+                corners
+                + beyond_sure_cards(segmented + glyphs.result(), sure)
+                + squared
+                + beyond_sure_cards(squared_proposals(segmented), sure)
+            )
+            lap("lone proposals")
+            read, lone = _read_beside(beside, pyramid, lone, model, known)
+            lap("read lone proposals")
+        lap("edge corners")
     _count_proposals(laps, outlines, lone)
     return candidates + read
 
 
-_FINDING = ("outlines", "read outlines", "lone corners", "lone proposals", "read lone proposals")
+_FINDING = (
+    "outlines", "read outlines", "lone corners", "lone proposals", "read lone proposals", "edge corners"
+)
 """The stages of `find_candidates` after the edge outlines, in order (see `Laps`)."""
 
 
@@ -880,12 +951,25 @@ def _read_beside(
     model: IndexModel,
     known: FrameReadings,
 ) -> tuple[list[Candidate], list[Proposal]]:
-    """`read_candidates(pyramid, proposals, model, known)` for the proposals read, and those
-    proposals: each proposal read after another (`Proposal.after`) only when that one shows a
-    trace of an index (`FOLLOW_FROM`). The frames not yet in `known` are read half beside the
-    other half (on `beside`'s second thread, if it has one), first the proposals read after none
-    (and the frames others are read after), then those that follow. Each frame is read on its
-    own (`read_candidates`), so two halves read apart are read as the whole would be."""
+    """`read_candidates(pyramid, proposals, model, known)` for the proposals read (see
+    `_read_lone`), and those proposals."""
+    read = _read_lone(beside, pyramid, proposals, model, known)
+    return read_candidates(pyramid, read, model, known), read
+
+
+def _read_lone(
+    beside: _Beside,
+    pyramid: list[NDArray[np.uint8]],
+    proposals: list[Proposal],
+    model: IndexModel,
+    known: FrameReadings,
+) -> list[Proposal]:
+    """The `proposals` read, their frames' readings added to `known`: each proposal read after
+    another (`Proposal.after`) only when that one shows a trace of an index (`FOLLOW_FROM`).
+    The frames not yet in `known` are read half beside the other half (on `beside`'s second
+    thread, if it has one), first the proposals read after none (and the frames others are read
+    after), then those that follow. Each frame is read on its own (`read_candidates`), so two
+    halves read apart are read as the whole would be."""
     firsts = [p.homography for p in proposals if p.after is None]
     firsts += [p.after for p in proposals if p.after is not None]
     _read_halves(beside, pyramid, firsts, model, known)
@@ -901,7 +985,13 @@ def _read_beside(
                 continue
         read.append(proposal)
     _read_halves(beside, pyramid, [p.homography for p in read if p.after is not None], model, known)
-    return read_candidates(pyramid, read, model, known), read
+    return read
+
+
+def _among(proposals: list[Proposal], read: list[Proposal]) -> list[Proposal]:
+    """Those of `proposals` that are in `read` (the same objects), in their order."""
+    ids = {id(proposal) for proposal in read}
+    return [proposal for proposal in proposals if id(proposal) in ids]
 
 
 def _traced(reading: tuple[NDArray[np.float64], NDArray[np.float64]]) -> bool:
