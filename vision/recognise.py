@@ -744,7 +744,13 @@ def names_a_show(kept: list[Candidate]) -> bool:
     `find_candidates`; the fan steps, `kept_cards`; the shadow's second reading,
     `under_shadow`), and a show has none left to find. What it gains and costs is measured in
     vision/README.md, "An untold show named by its first look"."""
-    return len(kept) == SHOW_CARDS and all(c.confidence >= UNSURE_BELOW for c in kept)
+    return _all_read_surely(kept, SHOW_CARDS)
+
+
+def _all_read_surely(kept: list[Candidate], count: int) -> bool:
+    """Whether the cards `kept` (one candidate each, see `merge`) are `count` cards, every one
+    read surely (`UNSURE_BELOW`)."""
+    return len(kept) == count and all(c.confidence >= UNSURE_BELOW for c in kept)
 
 
 def under_shadow(
@@ -888,11 +894,12 @@ def find_candidates(
                 return read_candidates(pyramid, _among(part, looked), model, known)
 
             early = [read_of(corners), read_of(glyphed), read_of(squared)]
+            first_read = [candidate for part in early for candidate in part]
             lap("read lone proposals")
-            if names_a_show(merge(calibrate(candidates + [c for part in early for c in part], model))):
+            if names_a_show(merged_cards(candidates + first_read, model)[1]):
                 lap("edge corners")
                 _count_proposals(laps, outlines, looked)
-                return candidates + [c for part in early for c in part]
+                return candidates + first_read
             segmented = segment_proposals(prepared, paper, widths, confident)
             at_edges = beyond_sure_cards(segmented, sure)
             squared_at_edges = beyond_sure_cards(squared_proposals(segmented), sure)
@@ -1833,8 +1840,7 @@ def read_candidates(
 def _outlines_suffice(candidates: list[Candidate], model: IndexModel, expect: int) -> bool:
     """Whether the readings of the whole outlines alone (calibrated and merged as the full
     reading is) name `expect` distinct cards, every one surely (`UNSURE_BELOW`)."""
-    kept = merge(calibrate(candidates, model))
-    return len(kept) == expect and all(c.confidence >= UNSURE_BELOW for c in kept)
+    return _all_read_surely(merged_cards(candidates, model)[1], expect)
 
 
 def calibrate(candidates: list[Candidate], model: IndexModel) -> list[Candidate]:
