@@ -46,6 +46,7 @@ from vision.synth import (
     SyntheticPhoto,
     add_fingers,
     render_blank_table,
+    render_deal,
     render_held_hand,
     render_show,
 )
@@ -1946,7 +1947,9 @@ def test_a_photo_read_on_two_threads_reads_as_on_one(
         monkeypatch.setattr(module, name, _noting_the_end(getattr(module, name), name, events))
     # A hand of four: its cards name no show, so its shadows are lifted (`names_a_show`).
     recognise(render_held_hand(TEST_SEEDS[0]).jpeg_bytes())
-    assert ran_on[:-1] == [threading.current_thread().name] * len(shows)
+    # On one thread the glyphs are looked for when asked for: only for the third show, the one
+    # whose outlines and blobs' corners do not name it.
+    assert ran_on[:-1] == [threading.current_thread().name]
     assert ran_on[-1].startswith("reading") and ran_on[-1] != threading.current_thread().name
     # Read untold, the shadows' lift and the photo's warnings are made on the second thread,
     # beside the fan steps: the second thread begins with the edges, not the warnings.
@@ -1986,6 +1989,59 @@ def test_an_untold_show_named_by_its_first_look_is_read_no_further(
     assert sorted(d.card for d in result.cards) == sorted(photo.cards)
     assert [d.stage for d in result.cards if d.card == "TH"] == ["edge corner"]
     assert later == {"segment_proposals": ["MainThread"], "fan_neighbours": [], "lift_shadow": []}
+
+
+def test_an_untold_show_named_by_its_blobs_corners_reads_no_glyph_pair(
+        shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read untold, a show whose outlines and blobs' corners name its five cards, laid side by
+    # side, stops there: the glyph pairs looked for beside them are never read. The test's first
+    # two shows are such; the third needs the glyph pairs. Every card is the one the reading
+    # with every look gives, and as surely.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    read = _threads_running(monkeypatch, module, "_read_lone")
+    glyphs_read = []
+    for photo, result in shows:
+        read.clear()
+        assert recognise(photo.jpeg_bytes()).to_dict() == result.to_dict()  # type: ignore[attr-defined]
+        glyphs_read.append(bool(read))
+        with monkeypatch.context() as every_look:
+            every_look.setattr(module, "names_a_show", lambda kept: False)
+            full = recognise(photo.jpeg_bytes())  # type: ignore[attr-defined]
+        assert sorted((d.card, d.sure) for d in result.cards) == sorted((d.card, d.sure) for d in full.cards)
+    assert glyphs_read == [False, False, True]
+
+
+def _first_look_cards(photo: object) -> tuple[list[Candidate], list[object]]:
+    """The cards a whole untold reading of `photo` keeps (one candidate each, at the working
+    size), and the light regions of its card masks."""
+    from vision.classify import default_model
+    from vision.detect import card_masks, find_blobs, prepare
+
+    module = sys.modules["vision.recognise"]
+    loaded = module.working_size(load_image(photo.jpeg_bytes(), module.DECODED_LONG_SIDE_PX))  # type: ignore[attr-defined]
+    model = default_model()
+    kept = module.merged_cards(module.find_candidates(loaded.pixels, model), model)[1]
+    prepared = prepare(loaded.pixels)
+    return kept, find_blobs(prepared, card_masks(prepared))
+
+
+def test_five_cards_of_a_fanned_deal_or_hand_are_no_show() -> None:
+    # A reading that stops before the glyph search has seen no index but those its outlines and
+    # blobs' corners read, so five cards named there are a show only if they lie as a show's
+    # do: no two overlapping as a fan's cards do (`names_a_show`), and the light regions
+    # holding them no larger than they are (`_paper_accounted`). A show's five are; the five
+    # surest of a fanned bridge deal lie in a region of many cards, and any five of a hand of
+    # six held fanned overlap.
+    module = sys.modules["vision.recognise"]
+    show, blobs = _first_look_cards(render_show(TEST_SEEDS[0], harsh=False))
+    assert len(show) == 5 and module.names_a_show(show) and module._paper_accounted(blobs, show)
+    deal, blobs = _first_look_cards(render_deal(41_001))
+    surest = sorted(deal, key=lambda c: -c.confidence)[:5]
+    assert len(deal) > 30 and all(c.confidence >= module.UNSURE_BELOW for c in surest)
+    assert not module._paper_accounted(blobs, surest)
+    hand, _ = _first_look_cards(render_held_hand(41_002))
+    assert len(hand) == 6 and all(c.confidence >= module.UNSURE_BELOW for c in hand)
+    assert not any(module.names_a_show(hand[:i] + hand[i + 1 :]) for i in range(6))
 
 
 def test_a_show_whose_outlines_read_all_five_cards_skips_the_lone_corners(

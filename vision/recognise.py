@@ -320,6 +320,23 @@ that card read again, wrongly (see `past_count`): such readings overlapped their
 OUTLINE_IOU = 0.3
 """A whole outline overlapping a lone corner's estimated card this much is that card."""
 
+SHOW_OVERLAP = 0.3
+"""Most that two cards named by an untold reading's first look may overlap (`quad_iou`) for
+them to be taken for a show (`names_a_show`). The cards of a show lie side by side, touching or
+overlapping at their edges: in 116 development shows whose blobs' corners named five cards
+(and accounted for their paper), two overlapped 0.23 at most. A hand held fanned overlaps
+more, and may hide a sixth card between them: two six-card hands whose blobs' corners named
+five (6,100,148 and 9,710,003) overlapped 0.57 and 0.62, and the glyph search found the
+sixth."""
+
+SHOW_PAPER = 1.0
+"""Most paper, in card areas (the median of the cards named), that the light region holding a
+card named by the blobs' corners may show beyond the named cards in it, for an untold reading
+to stop there (`_paper_accounted`). A fanned deal whose few whole outlines name five cards shows
+a region of many cards around them (13 to 52 card areas in three development deals), a show
+all but none (0.79 at most in 116 of the 134 development shows whose blobs' corners named five;
+the other 18, 1.07 or more, read on to the glyph search)."""
+
 DARK_MEAN = 45
 """Mean grey level (0-255) under which a photo is called too dark."""
 
@@ -737,14 +754,36 @@ def merged_cards(candidates: list[Candidate], model: IndexModel) -> tuple[list[C
 
 def names_a_show(kept: list[Candidate]) -> bool:
     """Whether the cards `kept` (one candidate each, see `merge`) are a show's `SHOW_CARDS`,
-    every one read surely (`UNSURE_BELOW`).
+    every one read surely (`UNSURE_BELOW`), no two overlapping more than `SHOW_OVERLAP`.
 
     A reading untold whose first look names a show stops there, as a reading told its count
     stops once it has read it. The later looks find cards the first missed (the edge corners,
     `find_candidates`; the fan steps, `kept_cards`; the shadow's second reading,
     `under_shadow`), and a show has none left to find. What it gains and costs is measured in
     vision/README.md, "An untold show named by its first look"."""
-    return _all_read_surely(kept, SHOW_CARDS)
+    return _all_read_surely(kept, SHOW_CARDS) and all(
+        quad_iou(a.quad, b.quad) <= SHOW_OVERLAP for a, b in itertools.combinations(kept, 2)
+    )
+
+
+def _paper_accounted(blobs: list[Blob], kept: list[Candidate]) -> bool:
+    """Whether the light regions (`blobs`, those of the card masks) holding the cards `kept`
+    show no more paper than those cards: the smallest region holding each card's middle is at
+    most `SHOW_PAPER` card areas larger than the cards whose middles it holds. A reading that
+    stops before the glyph search knows no other index in the photo; a fanned deal whose first
+    look named a few cards is told by the paper of the many around them."""
+    area = float(np.median([quad_area(k.quad) for k in kept]))
+    middles = [(float(x), float(y)) for x, y in (k.quad.mean(axis=0) for k in kept)]
+    regions = [blob for blob in blobs if blob.lone_corners]
+    for middle in middles:
+        holding = [b for b in regions if cv2.pointPolygonTest(b.contour, middle, False) >= 0]
+        if not holding:
+            continue
+        region = min(holding, key=lambda b: b.area)
+        inside = sum(cv2.pointPolygonTest(region.contour, m, False) >= 0 for m in middles)
+        if region.area > (inside + SHOW_PAPER) * area:
+            return False
+    return True
 
 
 def _all_read_surely(kept: list[Candidate], count: int) -> bool:
@@ -840,7 +879,7 @@ def find_candidates(
         if broken is not None:
             masks = card_masks(prepared)
             paper, notched = paper_and_notches(masks)
-            glyphs = beside.shared(glyph_proposals, prepared, notched, None, True)
+            glyphs = beside.shared(glyph_proposals, prepared, notched, beside.stop, True)
             blobs = find_blobs(prepared, masks) + broken.result()
         else:
             # The edge outlines fell short. The other masks' blobs were looked for beside them
@@ -870,19 +909,22 @@ def find_candidates(
         cornered = corner_proposals(blobs, widths, confident)
         corners = beyond_sure_cards(cornered, sure)
         squared = beyond_sure_cards(squared_proposals(cornered), sure)
-        if expect is not None:
-            # Told a count, the blobs' corners are read first, while the glyphs are still
-            # looked for beside them: a show's hand cards overlapping only at their edges are
-            # found there, and the glyph pairs, more and dearer to read, are then not read.
-            first = corners + squared
-            first_read = read_candidates(pyramid, first, model, known)
-            lap("lone corners")
-            if _outlines_suffice(candidates + first_read, model, expect):
-                _skip(lap, "lone proposals")
-                _count_proposals(laps, outlines, first)
-                return candidates + first_read
+        # The blobs' corners are read first, while the glyphs are still looked for beside them:
+        # a show's cards overlapping only at their edges are found there, and the glyph pairs,
+        # more and dearer to read, are then not read. Untold, the cards must name a show and
+        # account for the paper around them (`_paper_accounted`), as a fanned deal's do not.
+        first = corners + squared
+        first_read = read_candidates(pyramid, first, model, known)
+        lap("lone corners")
+        if expect is None:
+            kept = merged_cards(candidates + first_read, model)[1]
+            enough = names_a_show(kept) and _paper_accounted(blobs, kept)
         else:
-            lap("lone corners")
+            enough = _outlines_suffice(candidates + first_read, model, expect)
+        if enough:
+            _skip(lap, "lone proposals")
+            _count_proposals(laps, outlines, first)
+            return candidates + first_read
         if expect is None:
             # Untold, the edge corners wait for the first look: when the outlines, the blobs'
             # corners and the glyphs name a show, they are not looked for (`names_a_show`).
