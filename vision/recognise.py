@@ -466,9 +466,9 @@ class Laps:
     `laps` and read `ms` (stage name -> one entry per photo) after each call. The stages, in
     order: decode, warnings, prepare, edge outlines (told a count only: see `edge_outlines`),
     outlines (card masks, blobs and their outlines), read outlines, lone corners (the blobs'
-    corners; told a count, read there too: see `find_candidates`), lone proposals (segment,
-    glyph and squared proposals, with the blobs' corners; read untold, the segments' edge
-    corners only in the next stage), read lone proposals, edge corners (read untold, the
+    corners and those squared up, read there: see `find_candidates`), lone proposals (segment,
+    glyph and squared proposals; read untold, the segments' edge corners only in the next
+    stage), read lone proposals, edge corners (read untold, the
     segments' edge corners looked for and read when the lone proposals do not name a show:
     see `names_a_show`), merge
     (calibrate and merge), fan steps (read untold, or told a count and short of it: see
@@ -527,9 +527,10 @@ def recognise(
     `second_look`), and any still missing taken from the likeliest readings left (see
     `likeliest_left`); before those, and in every photo read untold, the cards of a fan that
     nothing framed are looked for from the cards read beside them (see `fan_neighbours`). Read
-    untold, a photo whose first look (the outlines, the blobs' corners and the index glyphs)
-    names a show's five cards surely is read no further: no edge corners, fan steps or second
-    reading under a shadow (see `names_a_show`). Read
+    untold, a photo whose first look (the outlines and the blobs' corners, or those and the
+    index glyphs) names a show's five cards surely, laid as a show, is read no further: no
+    glyph pairs in the first case, and no edge corners, fan steps or second reading under a
+    shadow in either (see `names_a_show` and `_paper_accounted`). Read
     past `expect`, a card read where a surer one lies may be that card
     read again, wrongly, and the count may leave it out (see `past_count`). When a card read
     lies partly in a shadow, the photo is read again with its shadows lifted, for the cards
@@ -914,7 +915,9 @@ def find_candidates(
         # more and dearer to read, are then not read. Untold, the cards must name a show and
         # account for the paper around them (`_paper_accounted`), as a fanned deal's do not.
         first = corners + squared
-        first_read = read_candidates(pyramid, first, model, known)
+        corners_read = read_candidates(pyramid, corners, model, known)
+        squared_read = read_candidates(pyramid, squared, model, known)
+        first_read = corners_read + squared_read
         lap("lone corners")
         if expect is None:
             kept = merged_cards(candidates + first_read, model)[1]
@@ -935,7 +938,9 @@ def find_candidates(
             def read_of(part: list[Proposal]) -> list[Candidate]:
                 return read_candidates(pyramid, _among(part, looked), model, known)
 
-            early = [read_of(corners), read_of(glyphed), read_of(squared)]
+            # The blobs' corners and their squared-up corners follow no other frame
+            # (`Proposal.after`): all of them are read, as they were for the first look.
+            early = [corners_read, read_of(glyphed), squared_read]
             first_read = [candidate for part in early for candidate in part]
             lap("read lone proposals")
             if names_a_show(merged_cards(candidates + first_read, model)[1]):
