@@ -2011,6 +2011,62 @@ def test_an_untold_show_named_by_its_blobs_corners_reads_no_glyph_pair(
     assert glyphs_read == [False, False, True]
 
 
+def test_an_untold_show_named_by_its_outlines_reads_no_corner(
+        shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read untold, a show whose whole outlines alone name its five cards, laid side by side
+    # with no card's worth of paper beside them, stops there: no blob's corner is looked for.
+    # Of the test's shows the second is such; the first and third read on to the corners. Every
+    # card is the one the reading with every look gives, and as surely.
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    cornered: list[bool] = []
+    real = module.corner_proposals
+
+    def noting(*args: object) -> object:
+        cornered.append(True)
+        return real(*args)
+
+    monkeypatch.setattr(module, "corner_proposals", noting)
+    looked = []
+    for photo, result in shows:
+        cornered.clear()
+        assert recognise(photo.jpeg_bytes()).to_dict() == result.to_dict()  # type: ignore[attr-defined]
+        looked.append(bool(cornered))
+        with monkeypatch.context() as every_look:
+            every_look.setattr(module, "names_a_show", lambda kept: False)
+            full = recognise(photo.jpeg_bytes())  # type: ignore[attr-defined]
+        assert sorted((d.card, d.sure) for d in result.cards) == sorted((d.card, d.sure) for d in full.cards)
+    assert looked == [True, False, True]
+
+
+def test_a_card_of_paper_beside_the_named_cards_is_looked_for() -> None:
+    # Before the corners are read, a card touching a named one and outlined together with it is
+    # known only by its paper: a light region holding a named card and most of a card's area
+    # more. Such a region keeps an untold reading from stopping at the outlines; a region of a
+    # few tenths of a card more (a mask's slack about its card), or one of the table's size,
+    # does not.
+    from vision.detect.outlines import Blob
+
+    module = sys.modules["vision.recognise"]
+
+    def box(x: float, y: float, w: float = 100.0, h: float = 140.0) -> np.ndarray:
+        return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+
+    cards = [_candidate(box(200.0 * i, 0.0), code) for i, code in enumerate(["AC", "2D", "3H", "4S", "5C"])]
+
+    def region(quad: np.ndarray) -> Blob:
+        contour = quad.astype(np.int32).reshape(-1, 1, 2)
+        return Blob(contour, None, float(cv2.contourArea(contour)), True)
+
+    own = [region(card.quad) for card in cards]
+    # The ace of clubs and a card 80 px wide touching it, in a mask that joins them.
+    joined = region(box(0.0, 0.0, 180.0))
+    assert module._paper_accounted([*own, joined], cards, module.OUTLINE_PAPER)  # the smallest: its own
+    assert not module._no_card_beside([*own, joined], cards)
+    assert module._no_card_beside([*own, region(box(0.0, 0.0, 130.0))], cards)  # 0.3 card more
+    table = region(box(-500.0, -500.0, 2000.0, 1200.0))  # all five on a light table
+    assert module._no_card_beside([*own, table], cards)
+
+
 def _first_look_cards(photo: object) -> tuple[list[Candidate], list[object]]:
     """The cards a whole untold reading of `photo` keeps (one candidate each, at the working
     size), and the light regions of its card masks."""

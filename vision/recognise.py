@@ -337,6 +337,20 @@ a region of many cards around them (13 to 52 card areas in three development dea
 all but none (0.79 at most in 116 of the 134 development shows whose blobs' corners named five;
 the other 18, 1.07 or more, read on to the glyph search)."""
 
+OUTLINE_PAPER = 0.5
+"""Most paper, in card areas, beside the cards named by the whole outlines alone, for an untold
+reading to stop there (`_outlines_name_a_show`), where `SHOW_PAPER` allows the reading that has
+read the blobs' corners a whole card's. Before the corners are read, a card touching a named
+one and outlined with it is known only by its paper: generated development table 11,000,011
+named five of its six cards from their outlines, and its king of hearts, touching the ace of
+clubs, lay in a region of the ace and 0.83 card areas more. Of 68 development shows (5,600,001
+to 5,600,100) whose outlines or corners named five, 57 showed 0.45 at most."""
+
+OUTLINE_PAPER_CARDS = 2.0
+"""The most paper, in card areas, beyond the named cards in a light region, that may be a card
+unread beside them (`_outlines_name_a_show`); a larger region is the table's own light, which
+says nothing of cards (a fanned deal's regions of many cards fail `_paper_accounted`)."""
+
 DARK_MEAN = 45
 """Mean grey level (0-255) under which a photo is called too dark."""
 
@@ -767,10 +781,10 @@ def names_a_show(kept: list[Candidate]) -> bool:
     )
 
 
-def _paper_accounted(blobs: list[Blob], kept: list[Candidate]) -> bool:
+def _paper_accounted(blobs: list[Blob], kept: list[Candidate], slack: float = SHOW_PAPER) -> bool:
     """Whether the light regions (`blobs`, those of the card masks) holding the cards `kept`
     show no more paper than those cards: the smallest region holding each card's middle is at
-    most `SHOW_PAPER` card areas larger than the cards whose middles it holds. A reading that
+    most `slack` card areas larger than the cards whose middles it holds. A reading that
     stops before the glyph search knows no other index in the photo; a fanned deal whose first
     look named a few cards is told by the paper of the many around them."""
     area = float(np.median([quad_area(k.quad) for k in kept]))
@@ -782,7 +796,43 @@ def _paper_accounted(blobs: list[Blob], kept: list[Candidate]) -> bool:
             continue
         region = min(holding, key=lambda b: b.area)
         inside = sum(cv2.pointPolygonTest(region.contour, m, False) >= 0 for m in middles)
-        if region.area > (inside + SHOW_PAPER) * area:
+        if region.area > (inside + slack) * area:
+            return False
+    return True
+
+
+def _outlines_name_a_show(candidates: list[Candidate], blobs: list[Blob], model: IndexModel) -> bool:
+    """Whether the readings of the whole outlines alone (calibrated and merged as the full reading
+    is) name a show (`names_a_show`) whose paper is accounted for before any corner is read: the
+    smallest region holding each card shows at most `OUTLINE_PAPER` card areas beyond the named
+    cards in it (`_paper_accounted`), and no region holding named cards shows a card's worth of
+    paper more, from `OUTLINE_PAPER` to `OUTLINE_PAPER_CARDS` card areas (`_no_card_beside`).
+
+    An untold show named here is not read at the blobs' corners: those of a show on a patterned
+    table are many, and reading them took up to a third of such a show's time."""
+    if len({c.reading.card for c in candidates}) < SHOW_CARDS:
+        return False  # no merge names more cards than were read
+    kept = merged_cards(candidates, model)[1]
+    laid_out = names_a_show(kept) and _paper_accounted(blobs, kept, OUTLINE_PAPER)
+    return laid_out and _no_card_beside(blobs, kept)
+
+
+def _no_card_beside(blobs: list[Blob], kept: list[Candidate]) -> bool:
+    """Whether no light region (`blobs`, those of the card masks) holding some of the cards
+    `kept` shows from `OUTLINE_PAPER` to `OUTLINE_PAPER_CARDS` card areas of paper beyond them:
+    a card outlined together with a named one that it touches. `_paper_accounted` looks only at
+    the smallest region holding each card, and one mask may part the two cards that another
+    joins."""
+    area = float(np.median([quad_area(k.quad) for k in kept]))
+    middles = [(float(x), float(y)) for x, y in (k.quad.mean(axis=0) for k in kept)]
+    # Neither a region of one card and less than `OUTLINE_PAPER` more nor one of the table's
+    # size can hold such paper: they are not looked into.
+    smallest, largest = (1 + OUTLINE_PAPER) * area, (len(kept) + OUTLINE_PAPER_CARDS) * area
+    for blob in blobs:
+        if not blob.lone_corners or not smallest < blob.area <= largest:
+            continue
+        inside = sum(cv2.pointPolygonTest(blob.contour, m, False) >= 0 for m in middles)
+        if inside and OUTLINE_PAPER * area < blob.area - inside * area <= OUTLINE_PAPER_CARDS * area:
             return False
     return True
 
@@ -899,6 +949,10 @@ def find_candidates(
         candidates = read_candidates(pyramid, outlines, model, known)
         lap("read outlines")
         if expect is not None and _outlines_suffice(candidates, model, expect):
+            _skip(lap, "lone corners")
+            _count_proposals(laps, outlines, [])
+            return candidates
+        if expect is None and _outlines_name_a_show(candidates, blobs, model):
             _skip(lap, "lone corners")
             _count_proposals(laps, outlines, [])
             return candidates
