@@ -480,7 +480,8 @@ class Laps:
     `laps` and read `ms` (stage name -> one entry per photo) after each call. The stages, in
     order: decode, warnings, prepare, edge outlines (told a count only: see `edge_outlines`),
     outlines (card masks, blobs and their outlines), read outlines, lone corners (the blobs'
-    corners and those squared up, read there: see `find_candidates`), lone proposals (segment,
+    corners and those squared up, read there, unless the outlines named a show untold or read
+    the count told: see `find_candidates`), lone proposals (segment,
     glyph and squared proposals; read untold, the segments' edge corners only in the next
     stage), read lone proposals, edge corners (read untold, the
     segments' edge corners looked for and read when the lone proposals do not name a show:
@@ -541,10 +542,11 @@ def recognise(
     `second_look`), and any still missing taken from the likeliest readings left (see
     `likeliest_left`); before those, and in every photo read untold, the cards of a fan that
     nothing framed are looked for from the cards read beside them (see `fan_neighbours`). Read
-    untold, a photo whose first look (the outlines and the blobs' corners, or those and the
-    index glyphs) names a show's five cards surely, laid as a show, is read no further: no
-    glyph pairs in the first case, and no edge corners, fan steps or second reading under a
-    shadow in either (see `names_a_show` and `_paper_accounted`). Read
+    untold, a photo whose first look (the whole outlines alone, those and the blobs' corners,
+    or those and the index glyphs) names a show's five cards surely, laid as a show, is read no
+    further: no blob corners in the first case, no glyph pairs in the first two, and no edge
+    corners, fan steps or second reading under a shadow in any (see `names_a_show`,
+    `_outlines_name_a_show` and `_paper_accounted`). Read
     past `expect`, a card read where a surer one lies may be that card
     read again, wrongly, and the count may leave it out (see `past_count`). When a card read
     lies partly in a shadow, the photo is read again with its shadows lifted, for the cards
