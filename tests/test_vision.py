@@ -2040,10 +2040,10 @@ def test_an_untold_show_named_by_its_outlines_reads_no_corner(
 
 def test_a_card_of_paper_beside_the_named_cards_is_looked_for() -> None:
     # Before the corners are read, a card touching a named one and outlined together with it is
-    # known only by its paper: a light region holding a named card and most of a card's area
-    # more. Such a region keeps an untold reading from stopping at the outlines; a region of a
-    # few tenths of a card more (a mask's slack about its card), or one of the table's size,
-    # does not.
+    # known only by its paper: a light region holding named cards and most of a card's area of
+    # paper that none of them covers. Such a region keeps an untold reading from stopping at the
+    # outlines; a few tenths of a card (a mask's slack about its card), or a region of the
+    # table's size, do not.
     from vision.detect.outlines import Blob
 
     module = sys.modules["vision.recognise"]
@@ -2051,12 +2051,12 @@ def test_a_card_of_paper_beside_the_named_cards_is_looked_for() -> None:
     def box(x: float, y: float, w: float = 100.0, h: float = 140.0) -> np.ndarray:
         return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
 
-    cards = [_candidate(box(200.0 * i, 0.0), code) for i, code in enumerate(["AC", "2D", "3H", "4S", "5C"])]
-
     def region(quad: np.ndarray) -> Blob:
         contour = quad.astype(np.int32).reshape(-1, 1, 2)
         return Blob(contour, None, float(cv2.contourArea(contour)), True)
 
+    codes = ["AC", "2D", "3H", "4S", "5C"]
+    cards = [_candidate(box(200.0 * i, 0.0), code) for i, code in enumerate(codes)]
     own = [region(card.quad) for card in cards]
     # The ace of clubs and a card 80 px wide touching it, in a mask that joins them.
     joined = region(box(0.0, 0.0, 180.0))
@@ -2065,6 +2065,15 @@ def test_a_card_of_paper_beside_the_named_cards_is_looked_for() -> None:
     assert module._no_card_beside([*own, region(box(0.0, 0.0, 130.0))], cards)  # 0.3 card more
     table = region(box(-500.0, -500.0, 2000.0, 1200.0))  # all five on a light table
     assert module._no_card_beside([*own, table], cards)
+    # Six cards touching in a row, five named, their paper drawn 6-8 px inside their edges: the
+    # region is 5.2 card areas, less than the five named cards and half a card more, but the
+    # sixth card's paper is not under any of them.
+    row = [_candidate(box(100.0 * i, 0.0), code) for i, code in enumerate(codes)]
+    drawn = region(box(6.0, 8.0, 588.0, 124.0))
+    assert drawn.area < (5 + module.OUTLINE_PAPER) * 14_000
+    assert module._paper_accounted([drawn], row, module.OUTLINE_PAPER)
+    assert not module._no_card_beside([drawn], row)
+    assert module._no_card_beside([region(box(6.0, 8.0, 488.0, 124.0))], row)  # the five alone
 
 
 def _first_look_cards(photo: object) -> tuple[list[Candidate], list[object]]:

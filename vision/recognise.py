@@ -347,9 +347,9 @@ clubs, lay in a region of the ace and 0.83 card areas more. Of 68 development sh
 to 5,600,100) whose outlines or corners named five, 57 showed 0.45 at most."""
 
 OUTLINE_PAPER_CARDS = 2.0
-"""The most paper, in card areas, beyond the named cards in a light region, that may be a card
-unread beside them (`_outlines_name_a_show`); a larger region is the table's own light, which
-says nothing of cards (a fanned deal's regions of many cards fail `_paper_accounted`)."""
+"""A light region larger than the named cards and this many card areas more is the table's own
+light, which says nothing of cards (`_no_card_beside`; a fanned deal's regions of many cards
+fail `_paper_accounted`)."""
 
 DARK_MEAN = 45
 """Mean grey level (0-255) under which a photo is called too dark."""
@@ -807,8 +807,8 @@ def _outlines_name_a_show(candidates: list[Candidate], blobs: list[Blob], model:
     """Whether the readings of the whole outlines alone (calibrated and merged as the full reading
     is) name a show (`names_a_show`) whose paper is accounted for before any corner is read: the
     smallest region holding each card shows at most `OUTLINE_PAPER` card areas beyond the named
-    cards in it (`_paper_accounted`), and no region holding named cards shows a card's worth of
-    paper more, from `OUTLINE_PAPER` to `OUTLINE_PAPER_CARDS` card areas (`_no_card_beside`).
+    cards in it (`_paper_accounted`), and no region holding named cards shows more than that of
+    paper that none of them covers (`_no_card_beside`).
 
     An untold show named here is not read at the blobs' corners: those of a show on a patterned
     table are many, and reading them took up to a third of such a show's time."""
@@ -821,22 +821,34 @@ def _outlines_name_a_show(candidates: list[Candidate], blobs: list[Blob], model:
 
 def _no_card_beside(blobs: list[Blob], kept: list[Candidate]) -> bool:
     """Whether no light region (`blobs`, those of the card masks) holding some of the cards
-    `kept` shows from `OUTLINE_PAPER` to `OUTLINE_PAPER_CARDS` card areas of paper beyond them:
-    a card outlined together with a named one that it touches. `_paper_accounted` looks only at
-    the smallest region holding each card, and one mask may part the two cards that another
-    joins."""
+    `kept` shows more than `OUTLINE_PAPER` card areas of paper that none of them covers: a card
+    outlined together with a named one that it touches. `_paper_accounted` looks only at the
+    smallest region holding each card, and one mask may part the two cards that another joins;
+    and a region's paper beyond its cards' count of areas misses a card in a row of touching
+    cards, whose paper each mask draws a little inside its edges. A region larger than the
+    cards and `OUTLINE_PAPER_CARDS` card areas more is the table's own light, which says
+    nothing of cards (a fanned deal's regions of many cards fail `_paper_accounted`)."""
     area = float(np.median([quad_area(k.quad) for k in kept]))
     middles = [(float(x), float(y)) for x, y in (k.quad.mean(axis=0) for k in kept)]
-    # Neither a region of one card and less than `OUTLINE_PAPER` more nor one of the table's
-    # size can hold such paper: they are not looked into.
-    smallest, largest = (1 + OUTLINE_PAPER) * area, (len(kept) + OUTLINE_PAPER_CARDS) * area
+    largest = (len(kept) + OUTLINE_PAPER_CARDS) * area
     for blob in blobs:
-        if not blob.lone_corners or not smallest < blob.area <= largest:
+        if not blob.lone_corners or not OUTLINE_PAPER * area < blob.area <= largest:
             continue
-        inside = sum(cv2.pointPolygonTest(blob.contour, m, False) >= 0 for m in middles)
-        if inside and OUTLINE_PAPER * area < blob.area - inside * area <= OUTLINE_PAPER_CARDS * area:
+        if not any(cv2.pointPolygonTest(blob.contour, m, False) >= 0 for m in middles):
+            continue
+        if _uncovered(blob.contour, [k.quad for k in kept]) > OUTLINE_PAPER * area:
             return False
     return True
+
+
+def _uncovered(contour: NDArray[np.int32], quads: list[Quad]) -> int:
+    """How many pixels of the region inside `contour` lie in none of `quads`."""
+    x, y, w, h = cv2.boundingRect(contour)
+    canvas = np.zeros((h, w), np.uint8)
+    cv2.drawContours(canvas, [contour - np.array([x, y], np.int32)], -1, 255, cv2.FILLED)
+    for quad in quads:  # one at a time: `cv2.fillPoly` would leave two quads' overlap unfilled
+        cv2.fillConvexPoly(canvas, np.round(quad - (x, y)).astype(np.int32), 0)
+    return int(cv2.countNonZero(canvas))
 
 
 def _all_read_surely(kept: list[Candidate], count: int) -> bool:
