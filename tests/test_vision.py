@@ -1991,24 +1991,32 @@ def test_an_untold_show_named_by_its_first_look_is_read_no_further(
     assert later == {"segment_proposals": ["MainThread"], "fan_neighbours": [], "lift_shadow": []}
 
 
+def _looks_taken(
+        shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch, name: str) -> list[bool]:
+    """Whether each of `shows`, read untold again, calls `vision.recognise`'s `name`; each
+    reads as it did, and the same cards, as surely, as the reading with every look (none
+    stopped by `names_a_show`)."""
+    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
+    ran = _threads_running(monkeypatch, module, name)
+    taken = []
+    for photo, result in shows:
+        ran.clear()
+        assert recognise(photo.jpeg_bytes()).to_dict() == result.to_dict()  # type: ignore[attr-defined]
+        taken.append(bool(ran))
+        with monkeypatch.context() as every_look:
+            every_look.setattr(module, "names_a_show", lambda kept: False)
+            full = recognise(photo.jpeg_bytes())  # type: ignore[attr-defined]
+        assert sorted((d.card, d.sure) for d in result.cards) == sorted((d.card, d.sure) for d in full.cards)
+    return taken
+
+
 def test_an_untold_show_named_by_its_blobs_corners_reads_no_glyph_pair(
         shows: list[tuple[object, Recognition]], monkeypatch: pytest.MonkeyPatch) -> None:
     # Read untold, a show whose outlines and blobs' corners name its five cards, laid side by
     # side, stops there: the glyph pairs looked for beside them are never read. The test's first
     # two shows are such; the third needs the glyph pairs. Every card is the one the reading
     # with every look gives, and as surely.
-    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
-    read = _threads_running(monkeypatch, module, "_read_lone")
-    glyphs_read = []
-    for photo, result in shows:
-        read.clear()
-        assert recognise(photo.jpeg_bytes()).to_dict() == result.to_dict()  # type: ignore[attr-defined]
-        glyphs_read.append(bool(read))
-        with monkeypatch.context() as every_look:
-            every_look.setattr(module, "names_a_show", lambda kept: False)
-            full = recognise(photo.jpeg_bytes())  # type: ignore[attr-defined]
-        assert sorted((d.card, d.sure) for d in result.cards) == sorted((d.card, d.sure) for d in full.cards)
-    assert glyphs_read == [False, False, True]
+    assert _looks_taken(shows, monkeypatch, "_read_lone") == [False, False, True]
 
 
 def test_an_untold_show_named_by_its_outlines_reads_no_corner(
@@ -2017,25 +2025,7 @@ def test_an_untold_show_named_by_its_outlines_reads_no_corner(
     # with no card's worth of paper beside them, stops there: no blob's corner is looked for.
     # Of the test's shows the second is such; the first and third read on to the corners. Every
     # card is the one the reading with every look gives, and as surely.
-    module = sys.modules["vision.recognise"]  # `vision.recognise` names the function
-    cornered: list[bool] = []
-    real = module.corner_proposals
-
-    def noting(*args: object) -> object:
-        cornered.append(True)
-        return real(*args)
-
-    monkeypatch.setattr(module, "corner_proposals", noting)
-    looked = []
-    for photo, result in shows:
-        cornered.clear()
-        assert recognise(photo.jpeg_bytes()).to_dict() == result.to_dict()  # type: ignore[attr-defined]
-        looked.append(bool(cornered))
-        with monkeypatch.context() as every_look:
-            every_look.setattr(module, "names_a_show", lambda kept: False)
-            full = recognise(photo.jpeg_bytes())  # type: ignore[attr-defined]
-        assert sorted((d.card, d.sure) for d in result.cards) == sorted((d.card, d.sure) for d in full.cards)
-    assert looked == [True, False, True]
+    assert _looks_taken(shows, monkeypatch, "corner_proposals") == [True, False, True]
 
 
 def test_a_card_of_paper_beside_the_named_cards_is_looked_for() -> None:

@@ -481,12 +481,11 @@ class Laps:
     order: decode, warnings, prepare, edge outlines (told a count only: see `edge_outlines`),
     outlines (card masks, blobs and their outlines), read outlines, lone corners (the blobs'
     corners and those squared up, read there, unless the outlines named a show untold or read
-    the count told: see `find_candidates`), lone proposals (segment,
-    glyph and squared proposals; read untold, the segments' edge corners only in the next
-    stage), read lone proposals, edge corners (read untold, the
-    segments' edge corners looked for and read when the lone proposals do not name a show:
-    see `names_a_show`), merge
-    (calibrate and merge), fan steps (read untold, or told a count and short of it: see
+    the count told: see `find_candidates`), lone proposals (segment, glyph and squared
+    proposals; read untold, the segments' edge corners only in the next stage), read lone
+    proposals, edge corners (read untold, the segments' edge corners looked for and read when
+    the lone proposals do not name a show: see `names_a_show`), merge (calibrate and merge),
+    fan steps (read untold, or told a count and short of it: see
     `fan_neighbours`), second look (told a count and a card or a few short only: see
     `second_look` and `likeliest_left`), shadow (the photo read again with its shadows lifted,
     when a card read lies in one: see `under_shadow`), starter, finer (read doubtfully, the
@@ -789,8 +788,7 @@ def _paper_accounted(blobs: list[Blob], kept: list[Candidate], slack: float = SH
     most `slack` card areas larger than the cards whose middles it holds. A reading that
     stops before the glyph search knows no other index in the photo; a fanned deal whose first
     look named a few cards is told by the paper of the many around them."""
-    area = float(np.median([quad_area(k.quad) for k in kept]))
-    middles = [(float(x), float(y)) for x, y in (k.quad.mean(axis=0) for k in kept)]
+    area, middles = _size_and_middles(kept)
     regions = [blob for blob in blobs if blob.lone_corners]
     for middle in middles:
         holding = [b for b in regions if cv2.pointPolygonTest(b.contour, middle, False) >= 0]
@@ -801,6 +799,13 @@ def _paper_accounted(blobs: list[Blob], kept: list[Candidate], slack: float = SH
         if region.area > (inside + slack) * area:
             return False
     return True
+
+
+def _size_and_middles(kept: list[Candidate]) -> tuple[float, list[tuple[float, float]]]:
+    """The cards' area (the median of `kept`'s quads) and each card's middle, as the paper
+    tests (`_paper_accounted`, `_no_card_beside`) weigh regions against them."""
+    area = float(np.median([quad_area(k.quad) for k in kept]))
+    return area, [(float(x), float(y)) for x, y in (k.quad.mean(axis=0) for k in kept)]
 
 
 def _outlines_name_a_show(candidates: list[Candidate], blobs: list[Blob], model: IndexModel) -> bool:
@@ -828,8 +833,7 @@ def _no_card_beside(blobs: list[Blob], kept: list[Candidate]) -> bool:
     cards, whose paper each mask draws a little inside its edges. A region larger than the
     cards and `OUTLINE_PAPER_CARDS` card areas more is the table's own light, which says
     nothing of cards (a fanned deal's regions of many cards fail `_paper_accounted`)."""
-    area = float(np.median([quad_area(k.quad) for k in kept]))
-    middles = [(float(x), float(y)) for x, y in (k.quad.mean(axis=0) for k in kept)]
+    area, middles = _size_and_middles(kept)
     largest = (len(kept) + OUTLINE_PAPER_CARDS) * area
     for blob in blobs:
         if not blob.lone_corners or not OUTLINE_PAPER * area < blob.area <= largest:
