@@ -339,7 +339,7 @@ the other 18, 1.07 or more, read on to the glyph search)."""
 
 OUTLINE_PAPER = 0.5
 """Most paper, in card areas, beside the cards named by the whole outlines alone, for an untold
-reading to stop there (`_outlines_name_a_show`), where `SHOW_PAPER` allows the reading that has
+reading to stop there (`_show_read_untold`), where `SHOW_PAPER` allows the reading that has
 read the blobs' corners a whole card's. Before the corners are read, a card touching a named
 one and outlined with it is known only by its paper: generated development table 11,000,011
 named five of its six cards from their outlines, and its king of hearts, touching the ace of
@@ -545,7 +545,7 @@ def recognise(
     or those and the index glyphs) names a show's five cards surely, laid as a show, is read no
     further: no blob corners in the first case, no glyph pairs in the first two, and no edge
     corners, fan steps or second reading under a shadow in any (see `names_a_show`,
-    `_outlines_name_a_show` and `_paper_accounted`). Read
+    `_show_read_untold` and `_paper_accounted`). Read
     past `expect`, a card read where a surer one lies may be that card
     read again, wrongly, and the count may leave it out (see `past_count`). When a card read
     lies partly in a shadow, the photo is read again with its shadows lifted, for the cards
@@ -808,20 +808,35 @@ def _size_and_middles(kept: list[Candidate]) -> tuple[float, list[tuple[float, f
     return area, [(float(x), float(y)) for x, y in (k.quad.mean(axis=0) for k in kept)]
 
 
-def _outlines_name_a_show(candidates: list[Candidate], blobs: list[Blob], model: IndexModel) -> bool:
-    """Whether the readings of the whole outlines alone (calibrated and merged as the full reading
-    is) name a show (`names_a_show`) whose paper is accounted for before any corner is read: the
-    smallest region holding each card shows at most `OUTLINE_PAPER` card areas beyond the named
-    cards in it (`_paper_accounted`), and no region holding named cards shows more than that of
-    paper that none of them covers (`_no_card_beside`).
+def _show_read_untold(
+    candidates: list[Candidate],
+    model: IndexModel,
+    blobs: list[Blob] | None = None,
+    paper: float = SHOW_PAPER,
+    touching: bool = False,
+) -> bool:
+    """Whether an untold reading may stop with the `candidates` read so far: calibrated and
+    merged as the full reading is, they name a show (`names_a_show`); and, given the light
+    regions (`blobs`), the paper around the named cards is theirs: the smallest region holding
+    each card shows at most `paper` card areas beyond the named cards in it
+    (`_paper_accounted`), and with `touching`, no region holding named cards shows more than
+    `OUTLINE_PAPER` of paper that none of them covers (`_no_card_beside`).
 
-    An untold show named here is not read at the blobs' corners: those of a show on a patterned
-    table are many, and reading them took up to a third of such a show's time."""
+    `find_candidates` asks it at three stops, each of which leaves the later looks unread:
+    after the whole outlines (`OUTLINE_PAPER`, touching: before any corner is read, a card
+    touching a named one is known only by its paper; the blobs' corners of a show on a
+    patterned table are many, and reading them took up to a third of such a show's time),
+    after the blobs' corners (`SHOW_PAPER`: a fanned deal whose few cards named five shows the
+    paper of many more), and after the glyph pairs (no `blobs`: their search looked at all the
+    paper, and the edge corners are what is left)."""
     if len({c.reading.card for c in candidates}) < SHOW_CARDS:
         return False  # no merge names more cards than were read
     kept = merged_cards(candidates, model)[1]
-    laid_out = names_a_show(kept) and _paper_accounted(blobs, kept, OUTLINE_PAPER)
-    return laid_out and _no_card_beside(blobs, kept)
+    if not names_a_show(kept):
+        return False
+    if blobs is None:
+        return True
+    return _paper_accounted(blobs, kept, paper) and (not touching or _no_card_beside(blobs, kept))
 
 
 def _no_card_beside(blobs: list[Blob], kept: list[Candidate]) -> bool:
@@ -970,7 +985,7 @@ def find_candidates(
             _skip(lap, "lone corners")
             _count_proposals(laps, outlines, [])
             return candidates
-        if expect is None and _outlines_name_a_show(candidates, blobs, model):
+        if expect is None and _show_read_untold(candidates, model, blobs, OUTLINE_PAPER, touching=True):
             _skip(lap, "lone corners")
             _count_proposals(laps, outlines, [])
             return candidates
@@ -992,8 +1007,7 @@ def find_candidates(
         first_read = corners_read + squared_read
         lap("lone corners")
         if expect is None:
-            kept = merged_cards(candidates + first_read, model)[1]
-            enough = names_a_show(kept) and _paper_accounted(blobs, kept)
+            enough = _show_read_untold(candidates + first_read, model, blobs)
         else:
             enough = _outlines_suffice(candidates + first_read, model, expect)
         if enough:
@@ -1015,7 +1029,7 @@ def find_candidates(
             early = [corners_read, read_of(glyphed), squared_read]
             first_read = [candidate for part in early for candidate in part]
             lap("read lone proposals")
-            if names_a_show(merged_cards(candidates + first_read, model)[1]):
+            if _show_read_untold(candidates + first_read, model):
                 lap("edge corners")
                 _count_proposals(laps, outlines, looked)
                 return candidates + first_read
