@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -64,11 +65,8 @@ def lying_apart(quads: Sequence[Sequence[Point]] | Sequence[NDArray[np.float64]]
     widths = [math.sqrt(abs(_area(p)) / CARD_ASPECT) for p in polygons]
     if min(widths) <= 0 or not all(np.isfinite(p).all() for p in polygons):
         return None
-    count = len(polygons)
-    gaps = np.zeros((count, count))
-    for i in range(count):
-        for j in range(i + 1, count):
-            gaps[i, j] = gaps[j, i] = card_gap(polygons[i], polygons[j]) / ((widths[i] + widths[j]) / 2)
+    sizes = np.array(widths)
+    gaps = _gaps(np.stack(polygons)) / ((sizes[:, None] + sizes[None, :]) / 2)
     links = _spanning_tree(gaps)
     links.sort(key=lambda link: -link[0])
     (widest, a, b), narrower = links[0], links[1][0]
@@ -83,12 +81,7 @@ def lying_apart(quads: Sequence[Sequence[Point]] | Sequence[NDArray[np.float64]]
 
 def card_gap(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
     """The distance between two convex outlines (four corners each), 0 when they touch or overlap."""
-    pa: list[Point] = [(float(x), float(y)) for x, y in a]
-    pb: list[Point] = [(float(x), float(y)) for x, y in b]
-    if any(_inside(p, pb) for p in pa) or any(_inside(p, pa) for p in pb):
-        return 0.0
-    sides = [(i, j) for i in range(4) for j in range(4)]
-    return min(_segment_distance(pa[i], pa[(i + 1) % 4], pb[j], pb[(j + 1) % 4]) for i, j in sides)
+    return float(_gaps(np.stack([np.asarray(a, np.float64), np.asarray(b, np.float64)]))[0, 1])
 
 
 def _area(p: NDArray[np.float64]) -> float:
@@ -96,45 +89,78 @@ def _area(p: NDArray[np.float64]) -> float:
     return float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2
 
 
-# The geometry below works on plain floats: a deal photo's twenty-odd outlines make hundreds of
-# pairs, and numpy's per-call cost on two-element vectors made this a third of such a photo's
-# reading (324 ms of 1,368 on the bridge deals, bench/bench_recognise.py).
+def _gaps(polygons: NDArray[np.float64]) -> NDArray[np.float64]:
+    """`card_gap` between every two of the convex outlines `polygons` (n, 4, 2): (n, n), each
+    pair's gap worked out in one array pass with every other pair's. A deal photo's fifty
+    outlines make 1,225 pairs; looping over them in Python took 60-70 ms of the starter's look
+    at a bridge deal (bench/bench_recognise.py), and numpy's per-call cost on two-element
+    vectors made a loop of array calls slower still."""
+    count = len(polygons)
+    gaps = np.zeros((count, count))
+    if count < 2:
+        return gaps
+    i, j = np.triu_indices(count, 1)
+    a, b = polygons[i], polygons[j]  # (pairs, 4, 2)
+    touching = _any_inside(a, b) | _any_inside(b, a)
+    # Side k of a (p to q) against side l of b (r to s): (pairs, 4, 4).
+    p, q = a[:, :, None, :], np.roll(a, -1, axis=1)[:, :, None, :]
+    r, s = b[:, None, :, :], np.roll(b, -1, axis=1)[:, None, :, :]
+    crossing = (_cross(p, q, r) * _cross(p, q, s) < 0) & (_cross(r, s, p) * _cross(r, s, q) < 0)
+    apart = np.minimum(
+        np.minimum(_point_segment(p, r, s), _point_segment(q, r, s)),
+        np.minimum(_point_segment(r, p, q), _point_segment(s, p, q)),
+    )
+    nearest = np.where(crossing, 0.0, apart).min(axis=(1, 2))
+    gaps[i, j] = gaps[j, i] = np.where(touching, 0.0, nearest)
+    return gaps
 
 
-def _cross(o: Point, u: Point, v: Point) -> float:
-    return (u[0] - o[0]) * (v[1] - o[1]) - (u[1] - o[1]) * (v[0] - o[0])
+def _cross(o: NDArray[np.float64], u: NDArray[np.float64], v: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The cross product of u - o and v - o, over the last axis (x, y)."""
+    across: NDArray[np.float64] = (u[..., 0] - o[..., 0]) * (v[..., 1] - o[..., 1])
+    return across - (u[..., 1] - o[..., 1]) * (v[..., 0] - o[..., 0])
 
 
-def _inside(point: Point, polygon: Sequence[Point]) -> bool:
-    """Whether `point` lies inside the convex `polygon` (either winding)."""
-    signs = [_cross(polygon[i], polygon[(i + 1) % 4], point) for i in range(4)]
-    return all(s >= 0 for s in signs) or all(s <= 0 for s in signs)
+def _any_inside(points: NDArray[np.float64], polygons: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether any of each pair's four `points` (pairs, 4, 2) lies inside its convex polygon
+    (pairs, 4, 2), either winding, its edges included."""
+    starts = polygons[:, None, :, :]
+    ends = np.roll(polygons, -1, axis=1)[:, None, :, :]
+    signs = _cross(starts, ends, points[:, :, None, :])  # (pairs, point, side)
+    inside: NDArray[np.bool_] = np.all(signs >= 0, axis=2) | np.all(signs <= 0, axis=2)
+    return cast("NDArray[np.bool_]", np.any(inside, axis=1))
 
 
-def _segment_distance(p: Point, q: Point, r: Point, s: Point) -> float:
-    """The distance between segments pq and rs (0 when they cross)."""
-    d1, d2, d3, d4 = _cross(p, q, r), _cross(p, q, s), _cross(r, s, p), _cross(r, s, q)
-    if d1 * d2 < 0 and d3 * d4 < 0:
-        return 0.0
-    return min(_point_segment(p, r, s), _point_segment(q, r, s),
-               _point_segment(r, p, q), _point_segment(s, p, q))
-
-
-def _point_segment(point: Point, a: Point, b: Point) -> float:
-    abx, aby = b[0] - a[0], b[1] - a[1]
+def _point_segment(
+    point: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The distance from `point` to the segment from `a` to `b` (broadcast over the leading axes)."""
+    abx, aby = b[..., 0] - a[..., 0], b[..., 1] - a[..., 1]
     length = abx * abx + aby * aby
-    along = (point[0] - a[0]) * abx + (point[1] - a[1]) * aby
-    t = 0.0 if length == 0 else min(1.0, max(0.0, along / length))
-    return math.hypot(point[0] - (a[0] + t * abx), point[1] - (a[1] + t * aby))
+    along = (point[..., 0] - a[..., 0]) * abx + (point[..., 1] - a[..., 1]) * aby
+    ratio = np.divide(along, length, out=np.zeros_like(along), where=length != 0)
+    t = np.minimum(1.0, np.maximum(0.0, ratio))
+    return cast(
+        "NDArray[np.float64]",
+        np.hypot(point[..., 0] - (a[..., 0] + t * abx), point[..., 1] - (a[..., 1] + t * aby)),
+    )
 
 
 def _spanning_tree(gaps: NDArray[np.float64]) -> list[tuple[float, int, int]]:
-    """The minimum spanning tree's links (gap, card, card), by Prim's algorithm."""
+    """The minimum spanning tree's links (gap, card, card), by Prim's algorithm: each link the
+    least (gap, card in the tree, card joined) of all, ties to the lower numbers. Each card out
+    of the tree keeps its least link into it, updated as each card joins: the same links as
+    looking at every pair at every step, in a twentieth of a deal photo's time."""
     count = len(gaps)
-    joined = {0}
+    joined = np.zeros(count, bool)
+    joined[0] = True
+    nearest, via = gaps[0].copy(), np.zeros(count, np.int64)
     links = []
-    while len(joined) < count:
-        gap, i, j = min((float(gaps[i, j]), i, j) for i in joined for j in range(count) if j not in joined)
-        links.append((gap, i, j))
-        joined.add(j)
+    for _ in range(count - 1):
+        out = np.flatnonzero(~joined)
+        j = int(out[np.lexsort((out, via[out], nearest[out]))[0]])
+        links.append((float(nearest[j]), int(via[j]), j))
+        joined[j] = True
+        closer = ((gaps[j] < nearest) | ((gaps[j] == nearest) & (j < via))) & ~joined
+        nearest[closer], via[closer] = gaps[j][closer], j
     return links
