@@ -474,6 +474,19 @@ class Candidate:
         merging compares each candidate with every card kept so far."""
         return index_ends(self)
 
+    @functools.cached_property
+    def box(self) -> tuple[float, float, float, float]:
+        """The bounding box of `quad` (left, top, right, bottom), which holds every point of
+        the card this reading estimates, its index ends' middles among them."""
+        left, top = self.quad.min(axis=0).tolist()
+        right, bottom = self.quad.max(axis=0).tolist()
+        return float(left), float(top), float(right), float(bottom)
+
+    @functools.cached_property
+    def top_width(self) -> float:
+        """The length of `quad`'s top edge, the card's width as `same_card` judges it."""
+        return float(np.linalg.norm(self.quad[1] - self.quad[0]))
+
 
 class Laps:
     """Wall-clock milliseconds spent in each stage of `recognise`, for the bench: pass one as
@@ -2118,6 +2131,8 @@ def same_card(a: Candidate, b: Candidate, apart: float = TWO_READINGS_APART) -> 
     if a.whole and b.whole and quad_iou(a.quad, b.quad) > SAME_CARD_IOU:
         return True
     width = _judging_width(a, b)
+    if _boxes_apart(a, b, max(apart, FAR_INDEX) * width):
+        return False  # every point the tests below compare lies on its own card
     corner_pairs = itertools.product(_index_corners(a), _index_corners(b))
     if any(
         float(np.linalg.norm(p - q)) < apart * width and _turned_alike(u, v)
@@ -2203,12 +2218,22 @@ def _on_card(point: NDArray[np.float64], quad: Quad, slack: float) -> bool:
     return cv2.pointPolygonTest(outline, (float(point[0]), float(point[1])), True) >= -slack
 
 
+def _boxes_apart(a: Candidate, b: Candidate, reach: float) -> bool:
+    """Whether two readings' cards (`Candidate.box`) lie further apart than `reach` pixels
+    along either axis, so that no point of one lies within `reach` of a point of the other.
+    A bridge deal's fifty cards make thousands of pairs to compare, nearly all of them apart;
+    the margin keeps a distance worked out otherwise on the safe side of the bound."""
+    (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a.box, b.box
+    bound = reach * (1.0 + 1e-9) + 1e-9
+    return max(ax0 - bx1, bx0 - ax1, ay0 - by1, by0 - ay1) > bound
+
+
 def _judging_width(a: Candidate, b: Candidate) -> float:
     """The card width `same_card` measures two readings' distances in: the narrower one's, so
     that tight neighbours stay apart; but a reading at a size the photo's cards do not have
     (`Candidate.size_offset`) is measured at the width of the one that has it, the photo's own
     card size."""
-    wide_a, wide_b = (float(np.linalg.norm(c.quad[1] - c.quad[0])) for c in (a, b))
+    wide_a, wide_b = a.top_width, b.top_width
     if (a.size_offset > 0.0) != (b.size_offset > 0.0):
         return wide_b if a.size_offset > 0.0 else wide_a
     return min(wide_a, wide_b)
