@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from vision import Recognition, recognise
-from vision.starter import APART_GAP, TOGETHER_GAP, card_gap, lying_apart
+from vision.starter import APART_GAP, TOGETHER_GAP, _spanning_tree, card_gap, lying_apart
 from vision.synth import render_show
 
 W, H = 63.0, 88.0
@@ -37,8 +37,67 @@ def test_gaps_between_outlines() -> None:
     a, b = np.array(card(0, 0)), np.array(card(W + 10, 0))
     assert card_gap(a, b) == pytest.approx(10)
     assert card_gap(a, np.array(card(30, 40))) == 0  # overlapping
+    assert card_gap(a, np.array(card(0, 0, turn=90))) == 0  # crossed, no corner inside the other
     corner_to_corner = np.array(card(W + 10, H + 20))
     assert card_gap(a, corner_to_corner) == pytest.approx(math.hypot(10, 20))
+
+
+def _edge_points(quad: list[tuple[float, float]], per_side: int = 200) -> np.ndarray:
+    """Points along the four sides of `quad`, `per_side` to a side."""
+    corners = np.array(quad)
+    steps = np.linspace(0.0, 1.0, per_side, endpoint=False)[:, None]
+    ends = np.roll(corners, -1, axis=0)
+    return np.concatenate([a + steps * (b - a) for a, b in zip(corners, ends, strict=True)])
+
+
+def test_every_gap_of_a_scattered_layout_is_the_nearest_its_edges_come() -> None:
+    # Independent truth: the gap between two outlines apart is the least distance between
+    # points along their sides (to the points' spacing, under half a millimetre here); between
+    # two that overlap or touch, 0, as OpenCV's convex intersection finds. The starter measures
+    # every pair of a layout at once, as a bridge deal's fifty cards need.
+    spread = np.random.default_rng(7).uniform((0, 0, 0), (500, 500, 360), (16, 3))
+    layout = [card(float(x), float(y), float(t)) for x, y, t in spread]
+    apart = 0
+    for i, a in enumerate(layout):
+        for b in layout[i + 1 :]:
+            gap = card_gap(np.array(a), np.array(b))
+            overlap, _ = cv2.intersectConvexConvex(np.float32(a), np.float32(b))
+            if overlap > 0:
+                assert gap == 0
+                continue
+            apart += 1
+            nearest = np.min(np.linalg.norm(_edge_points(a)[:, None] - _edge_points(b)[None], axis=2))
+            assert gap == pytest.approx(nearest, abs=0.5)
+    assert apart > 80  # of 120 pairs
+
+
+def _root(parents: list[int], k: int) -> int:
+    """The group card `k` is in, as a union-find's `parents` say."""
+    while parents[k] != k:
+        k = parents[k]
+    return k
+
+
+def test_the_spanning_tree_is_a_least_one_even_with_ties() -> None:
+    # Independent truth: Kruskal's algorithm on the same gaps gives a tree of the least total,
+    # and every least tree has it. Whole-number gaps tie often, as a fanned deal's zeros do.
+    rng = np.random.default_rng(11)
+    for count in (3, 8, 20):
+        upper = np.triu(rng.integers(0, 4, (count, count)).astype(float), 1)
+        gaps = upper + upper.T
+        links = _spanning_tree(gaps)
+        tree = list(range(count))
+        for gap, a, b in links:  # each link a gap of the layout, joining two groups
+            assert gap == gaps[a, b] and _root(tree, a) != _root(tree, b)
+            tree[_root(tree, a)] = _root(tree, b)
+        assert len(links) == count - 1
+        least, groups = 0.0, list(range(count))
+        pairs = [(gaps[i, j], i, j) for i in range(count) for j in range(i + 1, count)]
+        for gap, a, b in sorted(pairs):
+            if _root(groups, a) != _root(groups, b):
+                groups[_root(groups, a)] = _root(groups, b)
+                least += gap
+        assert sum(gap for gap, _, _ in links) == least
 
 
 def test_the_card_above_the_row_lies_apart() -> None:
