@@ -93,8 +93,8 @@ def _gaps(polygons: NDArray[np.float64]) -> NDArray[np.float64]:
     """`card_gap` between every two of the convex outlines `polygons` (n, 4, 2): (n, n), each
     pair's gap worked out in one array pass with every other pair's. A deal photo's fifty
     outlines make 1,225 pairs; looping over them in Python took 60-70 ms of the starter's look
-    at a bridge deal (bench/bench_recognise.py), and numpy's per-call cost on two-element
-    vectors made a loop of array calls slower still."""
+    at a bridge deal (bench/bench_recognise.py), this 4-6 ms, and numpy's per-call cost on
+    two-element vectors made a loop of array calls slower still."""
     count = len(polygons)
     gaps = np.zeros((count, count))
     if count < 2:
@@ -150,7 +150,8 @@ def _spanning_tree(gaps: NDArray[np.float64]) -> list[tuple[float, int, int]]:
     """The minimum spanning tree's links (gap, card, card), by Prim's algorithm: each link the
     least (gap, card in the tree, card joined) of all, ties to the lower numbers. Each card out
     of the tree keeps its least link into it, updated as each card joins: the same links as
-    looking at every pair at every step, in a twentieth of a deal photo's time."""
+    looking at every pair at every step, in a tenth of the time (a bridge deal's 41-48 cards:
+    2.5-3.8 ms → 0.3-0.4)."""
     count = len(gaps)
     joined = np.zeros(count, bool)
     joined[0] = True
