@@ -58,8 +58,11 @@ def ink_maps(patches: NDArray[np.uint8]) -> NDArray[np.float32]:
     paper, ink = paper[:, None, None], ink[:, None, None]
     span = np.maximum(paper - ink, INK_FLOOR)
     maps[:, 0] = np.clip((paper - gray) / span, 0.0, 1.0)
-    excess_red = bgr[..., 2] - np.maximum(bgr[..., 0], bgr[..., 1])
-    maps[:, 1] = np.clip(excess_red / span, 0.0, 1.0)
+    # Red over the larger of blue and green, in whole grey levels (int16) and then as float32:
+    # the same values as working it in the float32 copy, whose channels lie apart in memory
+    # (5.6 -> 1.6 ms for 850 patches).
+    excess_red = patches[..., 2].astype(np.int16) - np.maximum(patches[..., 0], patches[..., 1])
+    maps[:, 1] = np.clip(excess_red.astype(np.float32) / span, 0.0, 1.0)
     return maps
 
 
