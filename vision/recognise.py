@@ -2128,11 +2128,11 @@ def same_card(a: Candidate, b: Candidate, apart: float = TWO_READINGS_APART) -> 
     card's small club read as a spade at one end); the other estimate may then be far off, as
     one from a corner read at the wrong size is.
     """
-    if a.whole and b.whole and quad_iou(a.quad, b.quad) > SAME_CARD_IOU:
-        return True
     width = _judging_width(a, b)
     if _boxes_apart(a, b, max(apart, FAR_INDEX) * width):
-        return False  # every point the tests below compare lies on its own card
+        return False  # the cards do not overlap, and every point compared below lies on its own
+    if a.whole and b.whole and quad_iou(a.quad, b.quad) > SAME_CARD_IOU:
+        return True
     corner_pairs = itertools.product(_index_corners(a), _index_corners(b))
     if any(
         float(np.linalg.norm(p - q)) < apart * width and _turned_alike(u, v)
