@@ -1636,6 +1636,35 @@ def test_what_lies_well_inside_a_surely_outlined_card_is_not_read_again() -> Non
     assert [p is flat[0] for p in beyond_sure_cards(flat, [sure])] == [True]
 
 
+def test_a_card_moved_onto_lies_on_no_card_read_at_both_ends() -> None:
+    from vision.recognise import lies_on_a_sure_card
+
+    # A card read at both ends, 100 px wide: its index middles (12, 24 px from each corner)
+    # lie at (112, 124) and (188, 216).
+    sure = np.array([[100.0, 100.0], [200.0, 100.0], [200.0, 240.0], [100.0, 240.0]])
+
+    def upright(x: float, y: float) -> np.ndarray:
+        # A card as wide whose index middle lies at (x, y).
+        card = np.array([[0.0, 0.0], [100.0, 0.0], [100.0, 140.0], [0.0, 140.0]])
+        return card + np.array([x - 12.0, y - 24.0])
+
+    # Turned a quarter, lying across the sure card's middle: its top side runs down the page,
+    # its index middle at (150, 170), its paper on neither of the sure card's indices.
+    across = np.array([[174.0, 158.0], [174.0, 258.0], [34.0, 258.0], [34.0, 158.0]])
+    quads = {
+        "on its corner pip, over its far index": upright(192.0, 130.0),
+        "over its middle and its far index": upright(150.0, 170.0),
+        "under it, its own index beside": upright(212.0, 124.0),
+        "across its middle, clear of its indices": across,
+        "beside it, its paper over its index": upright(60.0, 110.0),
+        "far away": upright(500.0, 500.0),
+    }
+    on = [name for name, quad in quads.items() if lies_on_a_sure_card(quad, [sure])]
+    assert on == ["on its corner pip, over its far index", "over its middle and its far index"]
+    # The same card lies on nothing when no card was read at both ends.
+    assert not lies_on_a_sure_card(quads["on its corner pip, over its far index"], [])
+
+
 def test_a_card_read_at_both_ends_from_lone_corners_is_one_card() -> None:
     from vision.recognise import merge, same_card
 

@@ -1423,8 +1423,8 @@ def _taken(
 ) -> list[Candidate]:
     """Of the lone readings `read`, each at its surest reading and frame (`moved`, see
     `_moved_frames`), those that read surely (`UNSURE_BELOW`), calibrated among the photo's
-    `candidates`, surest first, each at least `MIN_CONFIDENCE` and explained by no card `kept`
-    or taken before it."""
+    `candidates`, surest first, each at least `MIN_CONFIDENCE`, explained by no card `kept`
+    or taken before it, and lying on no card read at both ends (`lies_on_a_sure_card`)."""
     fresh = [
         replace(c, reading=reading, quad=card_corners_from_frame(frame), stage=Stage.FAN_STEP)
         for c, (reading, frame) in zip(read, moved, strict=True)
@@ -1434,10 +1434,42 @@ def _taken(
         return []
     added: list[Candidate] = []
     calibrated = calibrate(candidates + fresh, model)[len(candidates) :]
+    sure = read_at_both_ends(candidates)
     for candidate in sorted(calibrated, key=lambda c: -c.confidence):
-        if candidate.confidence >= MIN_CONFIDENCE and not _explained(candidate, kept + added):
+        if (
+            candidate.confidence >= MIN_CONFIDENCE
+            and not _explained(candidate, kept + added)
+            and not lies_on_a_sure_card(candidate.quad, sure)
+        ):
             added.append(candidate)
     return added
+
+
+def lies_on_a_sure_card(quad: Quad, sure: list[Quad]) -> bool:
+    """Whether a card moved onto (`_taken`) at `quad` lies where no card can: its index middle
+    (`INDEX_MIDDLE`) on one of the `sure` cards, each read the same at both its index corners
+    (`read_at_both_ends`), and its own paper over one of that card's two index middles. Lying
+    on that card, it would hide the index that card was read at; lying under it, its own index
+    would be hidden. What a frame moved there reads is that card's print.
+
+    Development harsh show 12,500,242 (a four and a nine of diamonds side by side): a fan
+    step's half step between them, moved onto the four's corner pip, read an ace of diamonds
+    at 0.994, its index 0.09 card widths inside the four's edge (too near it for
+    `beyond_sure_cards`) and its paper over the four's far index. A card stepped onto in a
+    real fan lies over the card before it, whose far index it hides, so that card is not read
+    at both ends."""
+    middle = cv2.perspectiveTransform(np.array([[INDEX_MIDDLE]], np.float64), card_homography(quad))[0]
+    ends = np.array([[INDEX_MIDDLE, (1.0 - INDEX_MIDDLE[0], CARD_ASPECT - INDEX_MIDDLE[1])]], np.float64)
+    own = quad.astype(np.float32).reshape(-1, 1, 2)
+    for other in sure:
+        homography = card_homography(other)
+        x, y = cv2.perspectiveTransform(middle[None], np.linalg.inv(homography))[0, 0]
+        if not (0.0 < x < 1.0 and 0.0 < y < CARD_ASPECT):
+            continue
+        covered = cv2.perspectiveTransform(ends, homography)[0]
+        if any(cv2.pointPolygonTest(own, (float(px), float(py)), False) > 0 for px, py in covered):
+            return True
+    return False
 
 
 def _fan_alike(
