@@ -95,6 +95,7 @@ from vision.io import (
     LoadedImage,
     load_image,
 )
+from vision.pips import pips_disagree
 from vision.starter import lying_apart
 
 MIN_PRESENCE = 0.5
@@ -562,7 +563,9 @@ def recognise(
     past `expect`, a card read where a surer one lies may be that card
     read again, wrongly, and the count may leave it out (see `past_count`). When a card read
     lies partly in a shadow, the photo is read again with its shadows lifted, for the cards
-    the shadow hid (see `under_shadow`). The photo is decoded at `DECODED_LONG_SIDE_PX` and read
+    the shadow hid (see `under_shadow`). A number card read surely from its whole outline whose
+    pips are clearly of the other colour than its suit's is reported for the player to check
+    (see `_pips_checked`). The photo is decoded at `DECODED_LONG_SIDE_PX` and read
     shrunk to the working size (`WORKING_LONG_SIDE_PX`); read unsure of a card, or told a count
     and short of it, a hand's worth of cards (`AGAIN_AT_MOST`) is read again shrunk from the
     decoded pixels to `FINER_LONG_SIDE_PX` instead (see `_doubtful`), and that reading is the
@@ -658,6 +661,7 @@ def _read_loaded(
             kept += under_shadow(loaded.pixels, kept, model, threads, expect, lift)
         warnings = warned.result()
     lap("shadow")
+    kept = [_pips_checked(loaded.pixels, c, kept) for c in kept]
     detections = [
         Detection(
             card=c.reading.card,
@@ -672,6 +676,28 @@ def _read_loaded(
     starter = lying_apart([d.corners for d in detections])
     lap("starter")
     return Recognition(cards=detections, warnings=warnings, starter=starter)
+
+
+PIPS_DISAGREE_CONFIDENCE = 0.9
+"""The confidence reported for a card read surely from its whole outline whose pips are of the
+other colour than its suit's (`vision.pips`): under `UNSURE_BELOW`, so the player is asked to
+check it."""
+
+
+def _pips_checked(bgr: NDArray[np.uint8], card: Candidate, kept: list[Candidate]) -> Candidate:
+    """`card`, or, read surely from a whole outline that none of the other cards `kept`
+    overlaps, a number card whose pips' colour disagrees with its suit's (`pips_disagree`), at
+    `PIPS_DISAGREE_CONFIDENCE`: a small or blurred index whose suit glyph read as the other
+    colour's (development harsh show 12,501,175's ten of spades, read TD at 0.997 from its
+    outline, its index's spade a blur of a few pixels). The ink on a card that another lies on
+    may be that card's."""
+    if not card.whole or card.stage != Stage.OUTLINE or card.confidence < UNSURE_BELOW:
+        return card
+    if any(other is not card and quad_iou(card.quad, other.quad) > 0.0 for other in kept):
+        return card
+    if not pips_disagree(bgr, card.quad, card.reading.card):
+        return card
+    return replace(card, confidence=min(card.confidence, PIPS_DISAGREE_CONFIDENCE))
 
 
 def _unsure_warning(detections: list[Detection]) -> list[str]:
