@@ -39,6 +39,9 @@ _HOG = cv2.HOGDescriptor((PATCH_WIDTH_PX, PATCH_HEIGHT_PX), (16, 16), (8, 8), (8
 _HOG_FINE = cv2.HOGDescriptor((PATCH_WIDTH_PX, PATCH_HEIGHT_PX), (8, 8), (8, 8), (4, 4), 9)
 
 
+LUMA = np.array([0.114, 0.587, 0.299], np.float32)
+"""The weights of blue, green and red in a pixel's grey level: ITU-R 601 luma, as cv2 uses."""
+
 PAPER_PERCENTILE = 90.0
 INK_PERCENTILE = 2.0
 """Percentiles of a patch's grey levels taken as its paper and its ink."""
@@ -50,7 +53,7 @@ def ink_maps(patches: NDArray[np.uint8]) -> NDArray[np.float32]:
     the patch's ink and its paper, so dim light, glare and grey paper all look alike."""
     n = len(patches)
     bgr = patches.astype(np.float32)
-    gray = bgr @ np.array([0.114, 0.587, 0.299], np.float32)  # ITU-R 601 luma, as cv2 uses
+    gray = bgr @ LUMA
     maps = np.empty((n, 2, PATCH_HEIGHT_PX, PATCH_WIDTH_PX), np.float32)
     if n == 0:
         return maps

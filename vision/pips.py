@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.classify import LUMA
 from vision.geometry import CARD_ASPECT, Quad
 
 NUMBER_RANKS = "23456789T"
@@ -73,21 +74,20 @@ def pip_redness(bgr: NDArray[np.uint8], quad: Quad) -> float | None:
     card = cv2.warpPerspective(bgr, to_frame, (width, height), flags=cv2.INTER_LINEAR).astype(np.float32)
     # Balanced so that the paper is white: a lamp's colour scales each channel alike over the
     # card, ink and paper, and blurred ink is part paper.
-    luma = np.array([0.114, 0.587, 0.299], np.float32)  # ITU-R 601, as cv2 uses
-    gray = card @ luma
-    looked = gray[_LOOKED_AT]
-    white = np.maximum(np.median(card[_LOOKED_AT][looked >= np.percentile(looked, 70.0)], axis=0), 1.0)
-    balanced = card * (float(white @ luma) / white)
+    looked = card[_LOOKED_AT]
+    gray = looked @ LUMA
+    white = np.maximum(np.median(looked[gray >= np.percentile(gray, 70.0)], axis=0), 1.0)
+    scale = float(white @ LUMA) / white
     # How far each pixel lies below the paper around it (a black-hat): a pip's ink, not the
     # light falling off across the card.
-    depth = cv2.morphologyEx(balanced @ luma, cv2.MORPH_BLACKHAT, _PIP_KERNEL)[_LOOKED_AT]
+    depth = cv2.morphologyEx((card * scale) @ LUMA, cv2.MORPH_BLACKHAT, _PIP_KERNEL)[_LOOKED_AT]
     span = float(np.percentile(depth, 98.0))
     if span < PIP_SPAN:
         return None
     inked = depth >= span / 2.0
     if np.count_nonzero(inked) < PIP_INK_PIXELS:
         return None
-    ink = balanced[_LOOKED_AT][inked]
+    ink = looked[inked] * scale
     return float(np.median(ink[:, 2] - np.maximum(ink[:, 0], ink[:, 1]))) / span
 
 
